@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { JsonSchema } from '../core/index.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../matcher/index.js';
 import type { ToolHints } from './tool-annotations.js';
@@ -156,3 +157,17 @@ export const META_TOOLS: readonly MetaTool[] = [TOOLSET_TOOL, FIND_TOOL, LOAD_TO
 
 /** Names no registry tool may be exported under: a registry tool with one of them gets a fingerprint suffix instead. */
 export const RESERVED_NAMES: ReadonlySet<string> = new Set(META_TOOLS.map((tool) => tool.name));
+
+/**
+ * `tool_call`'s params: `params`, or `arguments` (MCP's word, which models write; review userZ7 F11); both given, they
+ * must be the same, since neither can be chosen over the other without the caller's word.
+ */
+export function callParams(args: Record<string, unknown>): { ok: true; value: unknown } | { ok: false; error: string } {
+  // an empty `params` is its schema's default, which a client that fills in defaults sends beside `arguments`: it gives way (review Z14, Z14-4)
+  const empty = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+  const given = ['params', 'arguments'].filter((key) => Object.hasOwn(args, key) && args[key] !== undefined && !(key === 'params' && empty(args[key]) && args['arguments'] !== undefined));
+  if (given.length === 2 && !isDeepStrictEqual(args.params, args.arguments)) {
+    return { ok: false, error: "'params' and 'arguments' are the same thing (the tool's arguments) and differ here; give one of them" };
+  }
+  return { ok: true, value: (given[0] === undefined ? undefined : args[given[0]]) ?? {} };
+}

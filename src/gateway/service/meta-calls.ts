@@ -1,6 +1,5 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { MatchResult, ProgressUpdate } from '../../core/index.js';
-import { APPROVAL_WAIT_TOOL, CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, META_TOOLS, READ_SKILL_TOOL, TOOLSET_TOOL, type MetaTool } from '../../export/index.js';
+import { APPROVAL_WAIT_TOOL, CALL_TOOL, callParams, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, META_TOOLS, READ_SKILL_TOOL, TOOLSET_TOOL, type MetaTool } from '../../export/index.js';
 import { compactSchema, MAX_LIMIT } from '../../matcher/index.js';
 import { compileShapeChecker, type ShapeChecker } from '../../scanner/index.js';
 import type { MetaAnswer, SessionState, ToolsetRequest } from '../../sessions/index.js';
@@ -95,20 +94,6 @@ export async function runMetaTool(
       return { kind: 'call', outcome, changed: false };
     }
   }
-}
-
-/**
- * `tool_call`'s params: `params`, or `arguments` (MCP's word, which models write; review userZ7 F11); both given, they
- * must be the same, since neither can be chosen over the other without the caller's word.
- */
-function callParams(args: Record<string, unknown>): { ok: true; value: unknown } | { ok: false; error: string } {
-  // an empty `params` is its schema's default, which a client that fills in defaults sends beside `arguments`: it gives way (review Z14, Z14-4)
-  const empty = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
-  const given = ['params', 'arguments'].filter((key) => Object.hasOwn(args, key) && args[key] !== undefined && !(key === 'params' && empty(args[key]) && args['arguments'] !== undefined));
-  if (given.length === 2 && !isDeepStrictEqual(args.params, args.arguments)) {
-    return { ok: false, error: "'params' and 'arguments' are the same thing (the tool's arguments) and differ here; give one of them" };
-  }
-  return { ok: true, value: (given[0] === undefined ? undefined : args[given[0]]) ?? {} };
 }
 
 /** What is wrong with a meta-tool's arguments, worded as the matcher words a registry tool's invalid params. */
