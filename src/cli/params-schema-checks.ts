@@ -1,6 +1,6 @@
 import { nearWord, schemaGraph, type Diagnostic, type JsonSchema, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { createParamsValidator, PARAMS_FORMATS, type ParamsValidator } from '../matcher/index.js';
-import { nestedPast, YamlLocator, yamlModule, YAML_OPTIONS, type Position } from '../scanner/index.js';
+import { lexedPast, YamlLocator, yamlModule, YAML_OPTIONS, type Position } from '../scanner/index.js';
 import { brokenToolDefaults, defaultsOutsideSchema } from './default-checks.js';
 
 // The scan checks a params schema against JSON Schema's meta-schema, but does not compile it: ajv's compile costs
@@ -31,8 +31,9 @@ export function gatewaySchemaProblems(index: ToolIndex, given: ReadonlySet<strin
   const served = new Set((index.tools as ToolDefinition[]).map((tool) => tool.source.path));
   for (const path of given) {
     const text = texts.get(path);
-    // nor is a text nested past what yaml is asked to build: its definition's error says so (review Z15-3)
-    if (served.has(path) || text === undefined || !TOOL_FILE.test(path) || nestedPast(text) !== undefined) continue;
+    // nor is a text nested past, or of more values than, what yaml is asked to build: its definition's error says so
+    // (review Z15-3, Z18-3)
+    if (served.has(path) || text === undefined || !TOOL_FILE.test(path) || lexedPast(text) !== undefined) continue;
     found.push(...brokenToolDefaults(path, text, validator, schemaPlace(text)));
   }
   return found;

@@ -17,7 +17,7 @@ export { YamlLocator, type Position } from './yaml-locator.js';
 export { writtenDocument } from './written-document.js';
 export { FRONT_MATTER } from './parse-skill.js';
 export { yamlModule } from './yaml-module.js';
-export { nestedPast } from './yaml-nesting.js';
+export { lexedPast } from './yaml-nesting.js';
 export { unknownTags, withDuplicateKeys, YAML_OPTIONS } from './yaml-syntax-message.js';
 export { validateDefinitionFiles } from './validate-files.js';
 export { nearest, unknownSkillToolset } from './check-members.js';

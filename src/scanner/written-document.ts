@@ -1,17 +1,18 @@
 import { YAML_OPTIONS } from './yaml-syntax-message.js';
 import { YamlLocator } from './yaml-locator.js';
 import { yamlModule } from './yaml-module.js';
-import { nestedPast } from './yaml-nesting.js';
+import { lexedPast } from './yaml-nesting.js';
 
 /**
  * A refused definition's text read for what it declares, so that checks needing only a field or two (its target, its
  * aliases) tell their slips in the same run as the file's other errors (review userZ9, U9-4). A key written twice is
  * read as YAML reads it (the last wins: that error is told on its own); undefined when the YAML does not parse, or
- * nests past what the scan lets `yaml` build — a definition refused for 500,000 levels of `- ` was read again here
- * and `hldp validate` died out of memory (CI of 57152b15, test/cli/validate-deep-nesting.test.ts).
+ * nests past or holds more values than the scan lets `yaml` build — a definition refused for 500,000 levels of `- `
+ * was read again here and `hldp validate` died out of memory (CI of 57152b15, test/cli/validate-deep-nesting.test.ts;
+ * review Z18-3, test/cli/validate-many-values.test.ts).
  */
 export function writtenDocument(text: string): { value: Record<string, unknown>; locator: YamlLocator } | undefined {
-  if (nestedPast(text) !== undefined) return undefined;
+  if (lexedPast(text) !== undefined) return undefined;
   const { LineCounter, parseDocument } = yamlModule();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS, uniqueKeys: false });

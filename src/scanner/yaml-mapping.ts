@@ -7,7 +7,7 @@ import { YamlLocator, type Locator, type Position } from './yaml-locator.js';
 import { yamlModule } from './yaml-module.js';
 import { explainedSlip, syntaxMessage, unknownTags, withDuplicateKeys, YAML_OPTIONS } from './yaml-syntax-message.js';
 import { firstBadByte } from './utf8-position.js';
-import { nestedPast } from './yaml-nesting.js';
+import { lexedPast, MAX_DEFINITION_NODES } from './yaml-nesting.js';
 
 /** A definition larger than this is refused unread, unless the configuration allows more: no tool needs 1 MiB of YAML. */
 export const MAX_DEFINITION_BYTES = 1024 * 1024;
@@ -16,9 +16,6 @@ export const MAX_DEFINITION_BYTES = 1024 * 1024;
 export const MAX_DEFINITION_DEPTH = 64;
 
 const nestedTooDeep = `YAML nested more than ${MAX_DEFINITION_DEPTH} levels deep; flatten it`;
-
-/** How many values a definition may hold once its aliases are expanded (what the cache and JSON answers write out). */
-export const MAX_DEFINITION_NODES = 100_000;
 
 /**
  * How many bytes (UTF-8) of text a definition may hold once its aliases are expanded, as a multiple of the largest
@@ -109,10 +106,11 @@ export function readYamlMapping(file: DefinitionFile, text: string, label: strin
       return { ok: true, value: fast.value, locator, report: reporter(file, locator) };
     }
     // a text the fast reader read whole (no alias in it) that holds only too many values is refused from that measure,
-    // as yaml's document would refuse it, at line 1: building yaml's document of 330,000 values to say so took 10 s and
-    // 390 MB (review Z18, Z18-3)
+    // as yaml's document would refuse it, at the line where the lexer's count of them goes past (the same count, for a
+    // text without aliases): building yaml's document of 330,000 values to say so took 10 s and 390 MB (review Z18, Z18-3)
     if (size.depth <= MAX_DEFINITION_DEPTH && size.nodes > MAX_DEFINITION_NODES) {
-      return { ok: false, diagnostics: [{ file: file.path, line: 1, column: 1, severity: 'error', code: 'YAML_RESOURCE_LIMIT', message: tooManyValues }] };
+      const line = lexedPast(text)?.line ?? 1;
+      return { ok: false, diagnostics: [{ file: file.path, line, column: 1, severity: 'error', code: 'YAML_RESOURCE_LIMIT', message: tooManyValues }] };
     }
   }
   return readYamlMappingPositioned(file, text, label, fields, maxExpanded);
@@ -120,9 +118,11 @@ export function readYamlMapping(file: DefinitionFile, text: string, label: strin
 
 /** {@link readYamlMapping} through `yaml`'s document, with positions: what every text the fast reader gives up on takes. */
 export function readYamlMappingPositioned(file: DefinitionFile, text: string, label: string, fields: string, maxExpanded = EXPANDED_BYTES_PER_FILE_BYTE * MAX_DEFINITION_BYTES): YamlMapping {
-  // runaway nesting is refused before yaml builds it: 500,000 levels in 1 MB cost its parser ~10 s and 0.9 GB (review Z15-3)
-  const deep = nestedPast(text);
-  if (deep !== undefined) return { ok: false, diagnostics: [{ file: file.path, line: deep, column: 1, severity: 'error', code: 'YAML_RESOURCE_LIMIT', message: nestedTooDeep }] };
+  // runaway nesting and too many values are refused before yaml builds them, at the line where the lexer's count goes
+  // past: 500,000 levels in 1 MB cost its parser ~10 s and 0.9 GB (review Z15-3), 330,000 values in 660 KB ~10 s and
+  // ~390 MB (review Z18-3)
+  const past = lexedPast(text);
+  if (past !== undefined) return { ok: false, diagnostics: [{ file: file.path, line: past.line, column: 1, severity: 'error', code: 'YAML_RESOURCE_LIMIT', message: past.past === 'depth' ? nestedTooDeep : tooManyValues }] };
   const { LineCounter, parseDocument } = yamlModule();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS, uniqueKeys: false });

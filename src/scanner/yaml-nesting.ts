@@ -14,6 +14,22 @@ const ZERO_WIDTH = new Set(['\x02', '\x18', '\x1f']);
 
 type Kind = 'seq' | 'map';
 
+/** How many values a definition may hold once its aliases are expanded (what the cache and JSON answers write out). */
+export const MAX_DEFINITION_NODES = 100_000;
+
+/** What a text goes past before `yaml` builds it, and the line where it does. */
+export interface LexedPast {
+  line: number;
+  past: 'depth' | 'values';
+}
+
+// a flow collection being read: whether an entry of it has begun since its last comma, and that entry is a pair
+interface FlowLevel {
+  seq: boolean;
+  entry: boolean;
+  pair: boolean;
+}
+
 /**
  * The line at which `text` nests deeper than `limit` collections, as counted from `yaml`'s own lexer (review Z15-3): a
  * 1 MB definition of `- - - … 1` held the event loop ~10 s and took 0.9 GB while `yaml`'s parser and composer stacked
@@ -28,15 +44,52 @@ type Kind = 'seq' | 'map';
  * counted near that, never near `limit`. Undefined when it never nests past `limit`.
  */
 export function nestedPast(text: string, limit = PRECHECKED_DEPTH): number | undefined {
+  return lexedPast(text, limit, Infinity)?.line;
+}
+
+/** How many values `text` holds as {@link lexedPast} counts them (tests compare it with `yaml`'s document). */
+export function lexedValues(text: string): number {
+  return lex(text, Infinity, Infinity).values;
+}
+
+/**
+ * Where `text` goes past what `yaml` is let build: nesting deeper than `depth` ({@link nestedPast}), or more than
+ * `values` values (review Z18, Z18-3: a 660 KB definition of 330,000 values, which the fast reader leaves to `yaml`
+ * past 256 KiB, cost `yaml`'s document ~10 s and ~390 MB before the limit of 100,000 measured it, and `hldp validate`
+ * under a 192 MB heap died of it). One pass of `yaml`'s lexer counts both, and stops at the line where one passes.
+ *
+ * The values are those the limit measures on the document once read: the document itself, and each entry of a
+ * sequence and value of a mapping, written or left empty (`a:`, `- `, `{x}` hold null), but not a key. Every value is
+ * a place the lexer shows: a block entry's `-`, a pair's `?` or `:` (once for a pair `?` began, whose `:` begins a
+ * later line), a flow collection's entry begun since its last comma, and once more a pair written as a flow
+ * sequence's entry (`[a: b]` holds a mapping holding `b`). A scalar, an alias or a collection is the value of the
+ * place it is written at. So for a document whose keys are texts and that uses no alias the count is the document's
+ * own (test/scanner/yaml-values.property.test.ts); an alias counts one value here and its anchor's values each time
+ * there, which `yaml` does not build again (an alias is its anchor's value, and each anchor is bounded to 100 uses);
+ * a collection written as a key counts its values too, which `yaml` builds before it writes the key as text.
+ */
+export function lexedPast(text: string, depth = PRECHECKED_DEPTH, values = MAX_DEFINITION_NODES): LexedPast | undefined {
+  const { line, past } = lex(text, depth, values);
+  return past === undefined ? undefined : { line, past };
+}
+
+function lex(text: string, limit: number, maxValues: number): { line: number; past?: LexedPast['past']; values: number } {
   const { CST, Lexer } = yamlModule();
-  const open: Array<{ column: number; kind: Kind }> = [];
-  let flow = 0;
+  // each with whether its last pair was begun with `?` and its `:` may yet come, at the start of a line
+  const open: Array<{ column: number; kind: Kind; explicit?: boolean }> = [];
+  const flows: FlowLevel[] = [];
   let offset = 0;
   let line = 1;
   let lineStart = 0;
   let scalarNext = false;
   // where the node now being read began on its line (a key's anchor or tag, or the key itself), until its entry is known
   let nodeColumn: number | undefined;
+  // the document, and each value begun since
+  let values = 1;
+  // whether the line's first token (after its indentation) is yet to come, in block context
+  let lineFirst = true;
+  // whether this token is a block scalar's text (its header came last), which begins its line with its indentation
+  let blockText = false;
 
   const entry = (column: number, kind: Kind): boolean => {
     while (open.length > 0 && open.at(-1)!.column > column) open.pop();
@@ -47,7 +100,22 @@ export function nestedPast(text: string, limit = PRECHECKED_DEPTH): number | und
       if (open.at(-1)?.column === column && open.at(-1)!.kind === 'map') return false;
     } else if (top?.column === column && top.kind === kind) return false;
     open.push({ column, kind });
-    return open.length + flow > limit;
+    return open.length + flows.length > limit;
+  };
+  // something written in a flow collection: the first of its entry begins that entry, a value
+  const flowEntry = (): void => {
+    const level = flows.at(-1);
+    if (level === undefined || level.entry) return;
+    level.entry = true;
+    values += 1;
+  };
+  // a `?` or `:` in a flow collection: in a sequence, its entry is a mapping of one pair, which holds one more value
+  const flowPair = (): void => {
+    flowEntry();
+    const level = flows.at(-1)!;
+    if (!level.seq || level.pair) return;
+    level.pair = true;
+    values += 1;
   };
 
   for (const token of new Lexer().lex(text)) {
@@ -55,7 +123,7 @@ export function nestedPast(text: string, limit = PRECHECKED_DEPTH): number | und
       if (token === '\x1f') scalarNext = true;
       else if (token === '\x02') {
         open.length = 0;
-        flow = 0;
+        flows.length = 0;
       }
       continue;
     }
@@ -63,49 +131,84 @@ export function nestedPast(text: string, limit = PRECHECKED_DEPTH): number | und
     const type = scalarNext ? 'scalar' : CST.tokenType(token);
     scalarNext = false;
     offset += token.length;
+    const blank = type === 'space' || type === 'newline' || type === 'comment';
+    // the first token of its line, in block context
+    const first = lineFirst && !blank && flows.length === 0 && !blockText;
+    if (!blank) {
+      lineFirst = false;
+      blockText = type === 'block-scalar-header';
+    }
     let past = false;
     switch (type) {
       case 'flow-map-start':
       case 'flow-seq-start':
         nodeColumn ??= column;
-        flow += 1;
-        past = open.length + flow > limit;
+        flowEntry();
+        flows.push({ seq: type === 'flow-seq-start', entry: false, pair: false });
+        past = open.length + flows.length > limit;
         break;
       case 'flow-map-end':
       case 'flow-seq-end':
-        flow = Math.max(0, flow - 1);
+        flows.pop();
         break;
+      case 'comma': {
+        const level = flows.at(-1);
+        if (level !== undefined) level.entry = level.pair = false;
+        break;
+      }
       case 'seq-item-ind':
       case 'explicit-key-ind':
-        if (flow === 0) {
-          past = entry(column, type === 'seq-item-ind' ? 'seq' : 'map');
-          nodeColumn = undefined;
+        if (flows.length > 0) {
+          if (type === 'explicit-key-ind') flowPair();
+          break;
         }
+        values += 1;
+        past = entry(column, type === 'seq-item-ind' ? 'seq' : 'map');
+        // the mapping at this column (entry leaves it on top) has a pair whose `:` may come
+        if (type === 'explicit-key-ind') open.at(-1)!.explicit = true;
+        nodeColumn = undefined;
         break;
       case 'map-value-ind':
-        if (flow === 0) {
-          past = entry(nodeColumn ?? column, 'map');
-          nodeColumn = undefined;
+        if (flows.length > 0) {
+          flowPair();
+          break;
         }
+        if (first) {
+          // a `:` beginning a line is the value of the last pair of the mapping it is in, if `?` began it and it has
+          // none yet (that pair is counted), else a pair of its own, with no key
+          while (open.length > 0 && open.at(-1)!.column > column) open.pop();
+          const top = open.at(-1);
+          if (top?.kind === 'map' && top.explicit) top.explicit = false;
+          else values += 1;
+          past = entry(column, 'map');
+        } else {
+          values += 1;
+          past = entry(nodeColumn ?? column, 'map');
+          // a pair of its own, after the key begun at nodeColumn: the mapping's last pair is no longer one begun with `?`
+          open.at(-1)!.explicit = false;
+        }
+        nodeColumn = undefined;
         break;
       case 'space':
       case 'newline':
       case 'comment':
-      case 'comma':
         break;
       default:
         // a scalar's source, a quoted scalar, an alias, an anchor or a tag: a node (or a key's) begins here
         nodeColumn ??= column;
+        flowEntry();
     }
-    if (past) return line;
+    if (past) return { line, past: 'depth', values };
+    if (values > maxValues) return { line, past: 'values', values };
     // a token may span lines (a newline, a multi-line or block scalar): its last line starts after its last newline
     const last = token.lastIndexOf('\n');
     if (last >= 0) {
       for (let at = token.indexOf('\n'); at >= 0; at = token.indexOf('\n', at + 1)) line += 1;
       lineStart = offset - token.length + last + 1;
+      lineFirst = true;
       // in block context a new line's first token begins a new node (a block scalar's text ends with its newline)
-      if (last === token.length - 1 && flow === 0) nodeColumn = undefined;
+      if (last === token.length - 1 && flows.length === 0) nodeColumn = undefined;
     }
   }
-  return undefined;
+  return { line, values };
 }
