@@ -19,12 +19,14 @@ const BRANCHES = ['if', 'then', 'else'] as const;
  * oneOf however nested, if/then/else, dependentSchemas and a `$ref` to a place in the same schema (`#/$defs/…`): the
  * 2020-12 idiom `$ref` + `unevaluatedProperties: false` declares its params in `$defs`, and reading only the top's
  * properties refused a correct policy, and so every call (review Z17, Z17-1). A reference it cannot follow (another
- * document, an anchor, `$dynamicRef`) may declare anything: the schema counts as open.
+ * document, an anchor, `$dynamicRef`) may declare anything: the schema counts as open. Closed is also a root that
+ * reaches a closed subschema through `$ref` or `allOf` (`{ $ref: '#/$defs/note' }`, the note `additionalProperties:
+ * false`): Ajv refuses other params there as well (review Z18, Z18-6).
  */
 export function declaredParams(schema: JsonSchema): DeclaredParams {
   const names = new Set<string>();
   const seen = new Set<object>();
-  let open = (schema['additionalProperties'] !== false && schema['unevaluatedProperties'] !== false);
+  let open = !closes(schema);
   const addNames = (list: unknown): void => {
     if (Array.isArray(list)) for (const name of list) if (typeof name === 'string') names.add(name);
   };
@@ -63,6 +65,25 @@ export function declaredParams(schema: JsonSchema): DeclaredParams {
   };
   visit(schema);
   return { names, open };
+}
+
+/**
+ * Whether the root refuses params it does not name: its own additionalProperties or unevaluatedProperties false, or
+ * those of a subschema every params object must also match — one its `$ref` points to in the same schema, or one of its
+ * `allOf`, however chained (cycles cut, at most MAX_PARTS parts looked at).
+ */
+function closes(root: JsonSchema): boolean {
+  const seen = new Set<object>();
+  const next: unknown[] = [root];
+  while (next.length > 0 && seen.size < MAX_PARTS) {
+    const part = next.pop();
+    if (!isObject(part) || seen.has(part)) continue;
+    seen.add(part);
+    if (part['additionalProperties'] === false || part['unevaluatedProperties'] === false) return true;
+    if (typeof part['$ref'] === 'string') next.push(pointed(root, part['$ref']));
+    if (Array.isArray(part['allOf'])) next.push(...(part['allOf'] as unknown[]));
+  }
+  return false;
 }
 
 /** The place `ref` names in `root` when it is a JSON pointer into the same document (`#`, `#/$defs/note`), else undefined. */
