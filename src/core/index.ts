@@ -30,6 +30,7 @@ export {
   eachToolAliases,
   findTool,
   indexWith,
+  knownParamLists,
   sameToolsAt,
   toolCount,
   toolNameAt,
@@ -43,6 +44,8 @@ export {
 export { BROKEN_MEMBER, brokenDefinition, brokenToolMessage, filesWithErrors } from './broken-definition.js';
 export { SECRET_NAME, secretsHeldWords } from './secret-names.js';
 export { scanProblemsFor, type ScanProblems } from './scan-problems.js';
+export { declaredParams, type DeclaredParams } from './declared-params.js';
+export { declaredText, declaredTextAt, paramListsOf, paramListsText, parseParamLists, ParamListsBuilder, unionOf, type ParamLists, type ParamsUnion } from './param-lists.js';
 export { didYouMean, editDistance, nearWord, nearWords } from './near-word.js';
 export {
   ENTRY_KINDS,

@@ -1,6 +1,7 @@
 import type { Diagnostic } from './diagnostic.js';
 import type { PolicyDefinition, SkillDefinition, ToolsetDefinition } from './registry-entries.js';
 import type { ToolDefinition } from './tool-definition.js';
+import type { ParamLists } from './param-lists.js';
 
 /** Every tool, toolset, skill and policy read from one source at one commit: immutable once built; a rescan builds a new one. */
 export interface ToolIndex {
@@ -101,6 +102,8 @@ export interface ToolSequence {
   peek?(position: number): ToolDefinition | undefined;
   /** every tool's aliases in order, where they are known without making the tools */
   aliasLists?(): ReadonlyArray<readonly string[]> | undefined;
+  /** every tool's declared params in order, where they are known without making the tools */
+  paramLists?(): ParamLists | undefined;
   /** what its tools are made from, where it is an index served from the scan cache or a patch of one (`sameToolsAt`) */
   readonly origin?: ToolOrigin;
 }
@@ -159,6 +162,7 @@ export function toolsOf(index: Pick<ToolIndex, 'tools'>): ToolSequence {
     nameAt: (position) => names[position],
     peek: (position) => (inside(position) ? make.peek(position) : undefined),
     aliasLists: () => make.aliasLists?.(),
+    paramLists: () => make.paramLists?.(),
     ...(make.origin ? { origin: make.origin } : {}),
   };
 }
@@ -174,6 +178,11 @@ export function* eachToolAliases(index: Pick<ToolIndex, 'tools'>): Generator<rea
     return;
   }
   for (const tool of eachTool(index)) yield tool.aliases;
+}
+
+/** Every tool's declared params, where an index made by `withLazyTools` knows them without making a tool; else undefined (read the tools). */
+export function knownParamLists(index: Pick<ToolIndex, 'tools'>): ParamLists | undefined {
+  return lazyMakers.get(index)?.paramLists?.();
 }
 
 /** The name of the tool at that position of the sequence (without making it, where its names are known). */
@@ -209,6 +218,7 @@ interface LazyMaker {
   at: (position: number) => ToolDefinition;
   peek: (position: number) => ToolDefinition;
   aliasLists?: (() => ReadonlyArray<readonly string[]> | undefined) | undefined;
+  paramLists?: (() => ParamLists | undefined) | undefined;
   origin?: ToolOrigin | undefined;
 }
 
@@ -216,6 +226,8 @@ interface LazyMaker {
 export interface LazyToolsKnown {
   /** every tool's aliases in order, or undefined when it cannot say (`eachToolAliases`) */
   aliasLists?: () => ReadonlyArray<readonly string[]> | undefined;
+  /** every tool's declared params in order, or undefined when it cannot say (`knownParamLists`) */
+  paramLists?: () => ParamLists | undefined;
   /** what its tools are made from (`sameToolsAt`) */
   origin?: ToolOrigin;
 }
@@ -259,7 +271,7 @@ export function withLazyTools(fields: Omit<ToolIndex, 'tools'>, names: readonly 
   });
   Object.assign(index, rest);
   lazyNames.set(index, names);
-  lazyMakers.set(index, { count: names.length, at: madeAt, peek: (position) => made[position]?.deref() ?? toolAt(position, false), aliasLists: known.aliasLists, origin: known.origin });
+  lazyMakers.set(index, { count: names.length, at: madeAt, peek: (position) => made[position]?.deref() ?? toolAt(position, false), aliasLists: known.aliasLists, paramLists: known.paramLists, origin: known.origin });
   lazyLookups.set(index, (name) => {
     const at = positionOf(names, name, (known) => known);
     return at === undefined ? undefined : madeAt(at);

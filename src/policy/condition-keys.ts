@@ -1,12 +1,16 @@
-import { nearWord, nearWords, type ApprovalRule, type Diagnostic, type JsonSchema, type PolicyDefinition, type ToolDefinition } from '../core/index.js';
+import { declaredParams, nearWord, nearWords, type ApprovalRule, type DeclaredParams, type Diagnostic, type ParamsUnion, type PolicyDefinition, type ToolDefinition } from '../core/index.js';
 
 // params named in one message; the rest are counted
 const NAMED = 8;
 
-/** What a tool's params_schema says of its params: the names it declares, and whether it lets others through. */
-interface Declared {
-  names: Set<string>;
-  open: boolean;
+/**
+ * The tools a rule covers as their params' union, known without making them (an index served from the scan cache
+ * keeps each tool's declared params: review Z17, Z17-5): how many there are, the first one's name, and the union.
+ */
+export interface CoveredParams {
+  tools: number;
+  first: string;
+  union: ParamsUnion;
 }
 
 /**
@@ -17,36 +21,44 @@ interface Declared {
  * schema lets other params through (no `additionalProperties: false`, or `patternProperties`), a caller may send it,
  * and it is a warning — unless the key is one slip from a declared param (`pth` beside `path`): that is the typo U9-12
  * was, in the schema most tools have (JSON Schema's default is open), and it stays an error (review Z17, Z17-3).
- * `covered` gives the tools a rule covers (none found: nothing can be said of it).
+ * `covered` gives the tools a rule covers (none found: nothing can be said of it), or their params' union where that is
+ * known: each key is then looked up in it, and no tool is made.
  */
-export function conditionKeyProblems(policies: readonly PolicyDefinition[], covered: (rule: ApprovalRule) => Iterable<ToolDefinition>): Diagnostic[] {
+export function conditionKeyProblems(policies: readonly PolicyDefinition[], covered: (rule: ApprovalRule) => Iterable<ToolDefinition> | CoveredParams): Diagnostic[] {
   const problems: Diagnostic[] = [];
   // weakly: a tool of an index served from the scan cache is made for the walk alone, and must not be kept by it
-  const declaredOf = new WeakMap<ToolDefinition, Declared>();
+  const declaredOf = new WeakMap<ToolDefinition, DeclaredParams>();
   for (const policy of policies) {
     for (const rule of policy.approval) {
       const keys = Object.keys(rule.when ?? {});
       if (keys.length === 0) continue;
+      const tools = covered(rule);
+      if (!isIterable(tools)) {
+        if (tools.tools === 0) continue;
+        const { names, has, open } = tools.union;
+        for (const key of keys) if (!has.has(key)) problems.push(problem(policy, rule, key, tools, names, open));
+        continue;
+      }
       const missing = new Set(keys);
       // how many tools were read, and the first one's name: the tools themselves are not held (a `*` rule whose key no
       // tool declares read every tool of the registry, and kept each one made — at 20,000 tools of a warm cache, every
       // definition at once, and the collector's work on them ~half the walk's CPU: review Z17, Z17-5)
-      let tools = 0;
+      let count = 0;
       let first = '';
       const params = new Set<string>();
       let open = false;
       // stops at the first tools that declare every key: a `*` rule over a large registry reads only as far as it must
-      for (const tool of covered(rule)) {
+      for (const tool of tools) {
         let declared = declaredOf.get(tool);
         if (!declared) declaredOf.set(tool, (declared = declaredParams(tool.params_schema)));
-        if (tools++ === 0) first = tool.name;
+        if (count++ === 0) first = tool.name;
         for (const name of declared.names) params.add(name);
         open ||= declared.open;
         for (const key of missing) if (declared.names.has(key)) missing.delete(key);
         if (missing.size === 0) break;
       }
-      if (tools === 0) continue;
-      for (const key of missing) problems.push(problem(policy, rule, key, { tools, first }, [...params], open));
+      if (count === 0) continue;
+      for (const key of missing) problems.push(problem(policy, rule, key, { tools: count, first }, [...params], open));
     }
   }
   return problems;
@@ -80,85 +92,6 @@ function said(params: readonly string[]): string {
   return params.slice(0, NAMED).join(', ') + (params.length > NAMED ? ` and ${params.length - NAMED} more` : '');
 }
 
-// parts of a params schema walked at most (a hostile schema's $ref cycles are cut by `seen`, its breadth by this)
-const MAX_PARTS = 10_000;
-// the keywords whose subschemas apply to the params object itself, and so may declare its params
-const IN_PLACE = ['allOf', 'anyOf', 'oneOf'] as const;
-const BRANCHES = ['if', 'then', 'else'] as const;
-
-/**
- * The names a schema declares for the params object, and whether it lets others through (JSON Schema's default, unless
- * additionalProperties or unevaluatedProperties is false and no patternProperties could match). Declared is what any
- * subschema applying to the object itself names — its properties, required and dependent names, through allOf/anyOf/
- * oneOf however nested, if/then/else, dependentSchemas and a `$ref` to a place in the same schema (`#/$defs/…`): the
- * 2020-12 idiom `$ref` + `unevaluatedProperties: false` declares its params in `$defs`, and reading only the top's
- * properties refused a correct policy, and so every call (review Z17, Z17-1). A reference it cannot follow (another
- * document, an anchor, `$dynamicRef`) may declare anything: the schema counts as open.
- */
-function declaredParams(schema: JsonSchema): Declared {
-  const names = new Set<string>();
-  const seen = new Set<object>();
-  let open = (schema['additionalProperties'] !== false && schema['unevaluatedProperties'] !== false);
-  const addNames = (list: unknown): void => {
-    if (Array.isArray(list)) for (const name of list) if (typeof name === 'string') names.add(name);
-  };
-  const visit = (part: unknown): void => {
-    if (typeof part !== 'object' || part === null || Array.isArray(part) || seen.has(part)) return;
-    if (seen.size >= MAX_PARTS) {
-      open = true;
-      return;
-    }
-    seen.add(part);
-    const here = part as JsonSchema;
-    if (isObject(here['properties'])) for (const name of Object.keys(here['properties'])) names.add(name);
-    if (here['patternProperties'] !== undefined) open = true;
-    addNames(here['required']);
-    if (isObject(here['dependentRequired'])) {
-      for (const [name, list] of Object.entries(here['dependentRequired'])) {
-        names.add(name);
-        addNames(list);
-      }
-    }
-    if (isObject(here['dependentSchemas'])) {
-      for (const [name, sub] of Object.entries(here['dependentSchemas'])) {
-        names.add(name);
-        visit(sub);
-      }
-    }
-    for (const keyword of IN_PLACE) if (Array.isArray(here[keyword])) (here[keyword] as unknown[]).forEach(visit);
-    for (const keyword of BRANCHES) visit(here[keyword]);
-    if (here['$dynamicRef'] !== undefined) open = true;
-    const ref = here['$ref'];
-    if (ref !== undefined) {
-      const target = typeof ref === 'string' ? pointed(schema, ref) : undefined;
-      if (target === undefined) open = true;
-      else visit(target);
-    }
-  };
-  visit(schema);
-  return { names, open };
-}
-
-/** The place `ref` names in `root` when it is a JSON pointer into the same document (`#`, `#/$defs/note`), else undefined. */
-function pointed(root: JsonSchema, ref: string): unknown {
-  if (!ref.startsWith('#')) return undefined;
-  let pointer: string;
-  try {
-    pointer = decodeURIComponent(ref.slice(1));
-  } catch {
-    return undefined;
-  }
-  if (pointer === '') return root;
-  if (!pointer.startsWith('/')) return undefined;
-  let at: unknown = root;
-  for (const raw of pointer.slice(1).split('/')) {
-    const token = raw.replaceAll('~1', '/').replaceAll('~0', '~');
-    if (typeof at !== 'object' || at === null || !Object.hasOwn(at, token)) return undefined;
-    at = (at as Record<string, unknown>)[token];
-  }
-  return at;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+function isIterable(covered: Iterable<ToolDefinition> | CoveredParams): covered is Iterable<ToolDefinition> {
+  return Symbol.iterator in covered;
 }

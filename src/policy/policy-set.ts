@@ -1,5 +1,5 @@
-import { eachTool, findTool, formatDiagnostic, type ContestedName, toolCount, toolNameAt, toolsOf, type AccessGate, type ApprovalRule, type Diagnostic, type PolicyDecisionKind, type ToolDefinition, type ToolIndex } from '../core/index.js';
-import { conditionKeyProblems } from './condition-keys.js';
+import { eachTool, findTool, formatDiagnostic, knownParamLists, type ContestedName, toolCount, toolNameAt, toolsOf, type AccessGate, type ApprovalRule, type Diagnostic, type PolicyDecisionKind, type ToolDefinition, type ToolIndex, unionOf } from '../core/index.js';
+import { conditionKeyProblems, type CoveredParams } from './condition-keys.js';
 import { compileCondition, modeOf, type ValueTest } from './param-conditions.js';
 
 /** Where a rule is written: its policy, its place in the approval list, and `file:line:col`. */
@@ -90,11 +90,18 @@ export class PolicySet {
       }
     }
     const covers = new Map(this.rules.map(({ compiled, tools }) => [compiled.rule, tools]));
-    this.conditions = conditionKeyProblems(index.policies ?? [], (rule) => this.toolsOf(covers.get(rule) ?? new Set()));
+    this.conditions = conditionKeyProblems(index.policies ?? [], (rule) => this.coveredBy(covers.get(rule) ?? new Set()));
     this.broken.push(...this.conditions.filter((diagnostic) => diagnostic.severity === 'error'));
   }
 
-  // the tools a rule covers, one at a time: a `*` rule's read only as far as its conditions' check goes
+  // a `*` rule's tools as their params' union where the index keeps each tool's (served from the scan cache: no tool made,
+  // review Z17, Z17-5); else the tools a rule covers, one at a time, a `*` rule's read only as far as the check goes
+  private coveredBy(tools: ReadonlySet<string> | 'all'): Iterable<ToolDefinition> | CoveredParams {
+    const lists = tools === 'all' ? knownParamLists(this.index) : undefined;
+    if (!lists) return this.toolsOf(tools);
+    return { tools: lists.tools.length, first: toolNameAt(toolsOf(this.index), 0) ?? '', union: unionOf(lists) };
+  }
+
   private *toolsOf(tools: ReadonlySet<string> | 'all'): Generator<ToolDefinition> {
     if (tools === 'all') return yield* eachTool(this.index);
     for (const name of tools) {

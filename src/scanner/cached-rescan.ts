@@ -1,11 +1,11 @@
-import { letGo, type ToolIndex } from '../core/index.js';
+import { declaredTextAt, letGo, parseParamLists, type ToolIndex } from '../core/index.js';
 import { entryKind, type ScanEntry } from './build-index.js';
 import { summaryOf, type EntrySummary, type ToolSummary } from './entry-summary.js';
 import { patchIndex } from './patch-index.js';
 import type { PatchedEntries } from './patched-entries.js';
 import { readChanged, searchEntries } from './read-changed.js';
 import { definitionPath, type EntryDiff, type Snapshot, type ToolEntry } from './sources/source.js';
-import { parseFacts, restoreIndex, storedAliasLists, storeSummaries, type StoredIndex } from './stored-index.js';
+import { parseFacts, patchedStored, restoreIndex, storedAliasLists, storeSummaries, type StoredIndex } from './stored-index.js';
 import { isUnread } from './unread-entry.js';
 import type { ParseOptions } from './yaml-mapping.js';
 
@@ -51,7 +51,7 @@ export async function rescanCached(from: CachedScanState, snapshot: Snapshot, so
   if (previousAt.length === entries.length && diff.added.length === 0 && diff.removed.length === 0 && from.index) {
     // every position kept: a definition changed in place may swap into the index served
     const swapped = patchIndex(from.index, read.positions.map((position) => ({ before: entries.at(position)!, after: changes.get(position)! })), snapshot.commit, scannedAt);
-    if (swapped) return { index: swapped, entries: entries.with(changes), stored: from.stored, unread };
+    if (swapped) return { index: swapped, entries: entries.with(changes), stored: patchedStored(from.stored, swapped), unread };
   }
   const next = entries.moved(previousAt, changes);
   const summaries = await summariesOf(from, next, previousAt, changes);
@@ -133,6 +133,8 @@ async function summariesOf(from: CachedScanState, next: PatchedEntries, previous
   const facts = parseFacts(stored);
   const aliasLists = storedAliasLists(stored);
   if (!facts || !aliasLists) return undefined;
+  // an unchanged tool's params as the stored index keeps them (none kept: the new stored index keeps none either)
+  const params = parseParamLists(stored.params, stored.names.length);
   const toolAt = new Int32Array(from.entries.length).fill(-1);
   stored.positions.forEach((position, at) => {
     toolAt[position] = at;
@@ -155,7 +157,7 @@ async function summariesOf(from: CachedScanState, next: PatchedEntries, previous
     }
     const name = stored.names[at]!;
     const folder = folders.get(at) ?? name;
-    const tool: ToolSummary = { name, aliases: aliasLists[at]!, source: { path: definitionPath(folder) }, position };
+    const tool: ToolSummary = { name, aliases: aliasLists[at]!, source: { path: definitionPath(folder) }, position, params: params && declaredTextAt(params, at) };
     const group = groups.get(at);
     if (group !== undefined) tool.group = group;
     summaries[position] = { folder, oid: '', diagnostics: [], tool };

@@ -1,9 +1,14 @@
+import { declaredParams, declaredText, type ToolDefinition } from '../core/index.js';
 import { entryKind, type EntryOf, type ScanEntry, type ToolStub } from './build-index.js';
 import { definitionPath } from './sources/source.js';
 import type { Position } from './yaml-locator.js';
 
-/** A tool as a summary keeps it: what assembling the index reads, and where its entry is among the scan's. */
-export type ToolSummary = ToolStub & { position: number };
+/**
+ * A tool as a summary keeps it: what assembling the index reads, where its entry is among the scan's, and the params
+ * its schema declares (`declaredText`), which the cache keeps with the index for a policy's condition-key check
+ * (review Z17, Z17-5; absent: not known, and the cache keeps none).
+ */
+export type ToolSummary = ToolStub & { position: number; params?: string | undefined };
 
 /**
  * What a cold scan keeps of one entry while the others are read: its kind, folder, oid, diagnostics and positions,
@@ -31,7 +36,10 @@ export function summaryOf(entry: ScanEntry): EntrySummary {
     const aliases = tool.aliases.length === 0 ? NO_ALIASES : tool.aliases.map(ownString);
     // a summary made in the parse thread comes over without its prototype: its path is then its folder's usual one
     const path = (tool.source as { path?: string } | undefined)?.path ?? definitionPath(entry.folder);
-    stub = path === definitionPath(entry.folder) ? new FolderToolSummary(name, aliases, entry.folder) : { name, aliases, source: { path: flatString(path) }, position: -1 };
+    // made from the schema in the thread that parsed it; a summary made there brings its text over
+    const schema = (tool as Partial<ToolDefinition>).params_schema;
+    const params = schema !== undefined ? declaredText(declaredParams(schema)) : (tool as { params?: string }).params;
+    stub = path === definitionPath(entry.folder) ? new FolderToolSummary(name, aliases, entry.folder, params) : { name, aliases, source: { path: flatString(path) }, position: -1, params };
     if (tool.group !== undefined) stub.group = ownString(tool.group);
   }
   // made field by field, in one order, every field in the literal: a copy by rest and spread (`{ ...rest }`) gave
@@ -54,6 +62,7 @@ class FolderToolSummary {
     readonly name: string,
     readonly aliases: string[],
     private readonly folder: string,
+    readonly params: string | undefined,
   ) {}
 
   get source(): { path: string } {

@@ -205,8 +205,9 @@ export class IndexCache {
 // at 1:1, and a warm start serves the stored warnings as they are, so it is rebuilt. 9: the stored index's `contested`
 // names (review Z, Z1): a file of 8 has none, and a policy naming one would be read as covering one tool only. 10: a
 // case twin's refused name is contested too, and a name no claim keeps may have no holder: a file of 9 lacks them, and
-// an allow naming a twin would be read as covering the one that serves it.
-const FORMAT = 10;
+// an allow naming a twin would be read as covering the one that serves it. 11: the stored index's `params`, each tool's
+// declared params (review Z17, Z17-5): a file of 10 has none, and a policy's `*` rule would make every tool to check.
+const FORMAT = 11;
 
 function fileName(commit: string): string {
   return commit.replace(/[^A-Za-z0-9]/g, '_');

@@ -1,4 +1,4 @@
-import { toolNameAt, toolsOf, withLazyTools, type ToolDefinition, type ToolIndex, type ToolSequence } from '../core/index.js';
+import { declaredParams, ParamListsBuilder, toolNameAt, toolsOf, withLazyTools, type ParamLists, type ToolDefinition, type ToolIndex, type ToolSequence } from '../core/index.js';
 import { entryKind, type ScanEntry } from './build-index.js';
 
 /** One entry folder whose oid changed between two scans: what it held before and what it holds now. */
@@ -42,18 +42,36 @@ export function patchIndex(previous: ToolIndex, changes: readonly EntryChange[],
   const base = from?.base ?? sequence;
   const all = from ? new Map([...from.swapped, ...swapped]) : swapped;
   const aliasLists = from ? from.aliasLists : sequence.aliasLists;
+  const baseParams = from ? from.paramLists : sequence.paramLists;
   const names = Array.from({ length: sequence.length }, (_, position) => toolNameAt(sequence, position)!);
   const index = withLazyTools({ source, commit, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: scannedAt, ...named }, names, (position) => all.get(position) ?? base.at(position)!, {
     aliasLists,
+    paramLists: paramListsSwapping(baseParams, all),
     // the positions swapped since the index served from the cache: what a search index's update compares
     ...(sequence.origin ? { origin: { base: sequence.origin.base, lines: sequence.origin.lines, swapped: new Map([...sequence.origin.swapped, ...swapped]) } } : {}),
   });
-  patchedFrom.set(index, { base, swapped: all, aliasLists });
+  patchedFrom.set(index, { base, swapped: all, aliasLists, paramLists: baseParams });
   return index;
 }
 
 // what a patch of a lazily served index makes its tools from: that index's tools, and the definitions swapped in
-const patchedFrom = new WeakMap<ToolIndex, { base: ToolSequence; swapped: ReadonlyMap<number, ToolDefinition>; aliasLists: ToolSequence['aliasLists'] }>();
+const patchedFrom = new WeakMap<ToolIndex, { base: ToolSequence; swapped: ReadonlyMap<number, ToolDefinition>; aliasLists: ToolSequence['aliasLists']; paramLists: ToolSequence['paramLists'] }>();
+
+// the declared params of the base's tools with those of the definitions swapped in (a changed schema changes what a
+// policy's condition keys may name: review Z17, Z17-5), made when a policy asks and held while its union is
+function paramListsSwapping(base: ToolSequence['paramLists'], swapped: ReadonlyMap<number, ToolDefinition>): () => ParamLists | undefined {
+  let made: WeakRef<ParamLists> | undefined;
+  return () => {
+    let lists = made?.deref();
+    const from = lists === undefined ? base?.() : undefined;
+    if (from === undefined) return lists;
+    const builder = new ParamListsBuilder(from);
+    for (const [at, tool] of swapped) builder.set(at, declaredParams(tool.params_schema));
+    lists = builder.lists();
+    made = new WeakRef(lists);
+    return lists;
+  };
+}
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((item, at) => item === b[at]);

@@ -10,7 +10,7 @@ import { withHeapGrowingAtMost } from './full-collection.js';
 import type { EntrySummary } from './entry-summary.js';
 import { openSource, type RepositoryOptions } from './open-source.js';
 import { patchIndex, type EntryChange } from './patch-index.js';
-import { restoreIndex, storeIndexSteps, storeSummaries, type StoredIndex } from './stored-index.js';
+import { patchedStored, restoreIndex, storeIndexSteps, storeSummaries, type StoredIndex } from './stored-index.js';
 import { readChanged, searchEntries } from './read-changed.js';
 import { entryKey, type PushHint, type RepositorySource, type Snapshot, type ToolEntry } from './sources/source.js';
 import { MAX_DEFINITION_BYTES, type ParseOptions } from './yaml-mapping.js';
@@ -150,7 +150,7 @@ export class Scanner {
     const patched = this.index && changes ? patchIndex(this.index, changes, snapshot.commit, scannedAt) : undefined;
     const index = patched ?? (await buildIndexLettingGo(this.source.label, snapshot.commit, entries, scannedAt, (entry) => snapshot.read(entry), previous, snapshot.history));
     // a patch keeps every position, name and alias: the stored index of the one it patched
-    const stored = patched ? this.stored : undefined;
+    const stored = patched && this.stored ? patchedStored(this.stored, patched) : undefined;
     this.stored = stored;
     // a file that could not be read this time is read again next time, not remembered as broken
     if (!unread) this.saveLater(snapshot.commit, scannedAt, index, entries, stored);

@@ -1,4 +1,4 @@
-import { withLazyTools, type EntryKind, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { declaredParams, knownParamLists, ParamListsBuilder, paramListsOf, paramListsText, parseParamLists, toolsOf, withLazyTools, type EntryKind, type ParamLists, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import type { ClaimHistory } from './sources/claim-history.js';
 import { assembleLettingGo, entryKind, type ReadEntry, type ScanEntry } from './build-index.js';
 import { asciiJson, type EntrySummary, type ToolSummary } from './entry-summary.js';
@@ -33,6 +33,12 @@ export interface StoredIndex {
    * #18). Absent from an older file
    */
   facts?: string;
+  /**
+   * every tool's declared params, in index order, as the JSON of `ParamLists` (`paramListsText`): what a policy's
+   * condition-key check reads for a `*` rule instead of making every tool (review Z17, Z17-5); parsed only then.
+   * Absent when the scan could not say them: the check then reads the tools
+   */
+  params?: string;
   toolsets: ToolIndex['toolsets'];
   skills: ToolIndex['skills'];
   policies?: ToolIndex['policies'];
@@ -53,9 +59,11 @@ export function* storeIndexSteps(index: ToolIndex, entries: readonly ScanEntry[]
   }
   const tools = new Uint32Array(index.tools.length);
   const aliases: StoredIndex['aliases'] = [];
+  const params = new ParamListsBuilder();
   for (let at = 0; at < index.tools.length; at++) {
     if (at % STEP === STEP - 1) yield;
     const tool = index.tools[at]!;
+    params.add(declaredParams(tool.params_schema));
     const position = positions.get(tool.source);
     if (position === undefined) throw new Error(`the index's tool '${tool.name}' is not one of the scan's entries`);
     tools[at] = position;
@@ -65,7 +73,7 @@ export function* storeIndexSteps(index: ToolIndex, entries: readonly ScanEntry[]
   const kinds = kindLetters(entries);
   const facts = factsJson(index.tools, tools, entries);
   const { toolsets, skills, policies, errors, warnings, contested } = index;
-  return { positions: tools, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), facts, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, ...(contested ? { contested } : {}) };
+  return { positions: tools, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), facts, params: paramListsText(params.lists()), toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, ...(contested ? { contested } : {}) };
 }
 
 /**
@@ -84,8 +92,11 @@ export async function storeSummaries(source: string, commit: string, summaries: 
   const names = index.tools.map((tool) => tool.name);
   const kinds = kindLetters(summaries);
   const facts = factsJson(index.tools, positions, summaries);
+  // each tool's params as its summary says them (a cold scan's parse thread, or the stored index a rescan started from)
+  const params = new ParamListsBuilder();
+  const known = index.tools.every((tool) => tool.params !== undefined && params.addText(tool.params));
   const { toolsets, skills, policies, errors, warnings, contested } = index;
-  return { positions, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), facts, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, ...(contested ? { contested } : {}) };
+  return { positions, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), facts, ...(known ? { params: paramListsText(params.lists()) } : {}), toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, ...(contested ? { contested } : {}) };
 }
 
 /** What a stored index keeps of its tools for assembling it again (`StoredIndex.facts`), beside their names and aliases. */
@@ -186,7 +197,7 @@ export function restoreIndex(stored: StoredIndex, read: CachedEntries | PatchedE
     if (!Array.isArray(pair) || !Number.isSafeInteger(pair[0]) || pair[0] < 0 || pair[0] >= positions.length || !Array.isArray(pair[1])) return undefined;
     kept.set(pair[0], pair[1]);
   }
-  const { toolsets, skills, policies, errors, warnings, toolAliases, contested } = stored;
+  const { toolsets, skills, policies, errors, warnings, toolAliases, contested, params } = stored;
   const fields = { source: header.source, commit: header.commit, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, scanned_at: header.scanned_at, ...(Array.isArray(contested) ? { contested } : {}) };
   // parsed when first asked for, held while the caller holds them (the alias table keeps the strings, not the lists)
   let parsed: WeakRef<string[][]> | undefined;
@@ -215,7 +226,29 @@ export function restoreIndex(stored: StoredIndex, read: CachedEntries | PatchedE
     lines[at] = line;
     if (line < 0 && !kept.has(at) && entries.changed.has(positions[at]!)) swapped.set(at, toolAt(at, true));
   }
-  return withLazyTools(fields, names, toolAt, { aliasLists, origin: { base: entries.base, lines, swapped } });
+  // parsed when a policy asks, held while the union made of them is (`unionOf`)
+  let parsedParams: WeakRef<ParamLists> | undefined;
+  const paramLists = (): ParamLists | undefined => {
+    let lists = parsedParams?.deref();
+    if (lists === undefined) {
+      lists = parseParamLists(params, names.length);
+      if (lists) parsedParams = new WeakRef(lists);
+    }
+    return lists;
+  };
+  return withLazyTools(fields, names, toolAt, { aliasLists, paramLists, origin: { base: entries.base, lines, swapped } });
 }
 
 const TOOL_LETTER = 't'.charCodeAt(0);
+
+/**
+ * The stored index of a patch of the index `stored` is of (the same positions, names and aliases; some definitions
+ * swapped in): its tools' params those of the patch, which a definition changed in place may change; none when they
+ * cannot be told without making every tool (a stale list would misjudge a policy's condition keys).
+ */
+export function patchedStored(stored: StoredIndex, index: ToolIndex): StoredIndex {
+  const sequence = toolsOf(index);
+  const lists = knownParamLists(index) ?? (Array.isArray(sequence) ? paramListsOf(sequence.map((tool) => tool.params_schema)) : undefined);
+  const { params: _stale, ...rest } = stored;
+  return lists ? { ...rest, params: paramListsText(lists) } : rest;
+}

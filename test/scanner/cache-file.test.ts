@@ -207,10 +207,10 @@ describe('Scanner over a scan cache in an older layout', () => {
   const layout5 = (parts: CacheFileParts, parser: string): Buffer => Buffer.from(layout5Of(parts, parser).replaceAll('alpha', 'omega'), 'latin1');
   const layout6 = (parts: CacheFileParts, parser: string): Buffer => Buffer.from(layout6Of(parts, parser).toString('latin1').replaceAll('alpha', 'omega'), 'latin1');
   it.each([
-    ['5 (the index and the lines\' lengths as JSON)', 'under the parser string of its own version', layout5, (parser: string) => parser.replace(/^10\//, '5/')],
+    ['5 (the index and the lines\' lengths as JSON)', 'under the parser string of its own version', layout5, (parser: string) => parser.replace(/^11\//, '5/')],
     // as a file copied by hand, or a version that changed the layout and forgot to change the format number, would be
     ['5 (the index and the lines\' lengths as JSON)', 'under this version\'s parser string', layout5, (parser: string) => parser],
-    ['6 (the aliases\' text inside the tail\'s line)', 'under the parser string of its own version', layout6, (parser: string) => parser.replace(/^10\//, '6/')],
+    ['6 (the aliases\' text inside the tail\'s line)', 'under the parser string of its own version', layout6, (parser: string) => parser.replace(/^11\//, '6/')],
     ['6 (the aliases\' text inside the tail\'s line)', 'under this version\'s parser string', layout6, (parser: string) => parser],
   ])('rebuilds one of layout %s %s instead of reading it, and serves what the repository holds', async (_layout, _case, layoutOf, parserOf) => {
     const repo = join(temp.path, 'repo');
@@ -225,7 +225,7 @@ describe('Scanner over a scan cache in an older layout', () => {
     const [name] = await readdir(folder);
     const parts = cacheFileParts(await readFile(join(folder, name!)));
     const parser = (JSON.parse(parts.header) as CacheHeader).parser;
-    expect(parser).toMatch(/^10\//);
+    expect(parser).toMatch(/^11\//);
     // beta kept one alias of two: the one alpha, first by name, holds
     expect(parts.tailLine.aliases).toEqual([[1, ['other']]]);
     expect(JSON.parse(parts.toolAliases!)).toEqual([['shared'], ['other']]);

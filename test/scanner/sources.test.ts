@@ -213,7 +213,7 @@ describe('the index cache', () => {
     const file = await readFile(path);
     const parts = cacheFileParts(file);
     const header = JSON.parse(parts.header) as { parser: string; entries: number };
-    expect(header.parser).toMatch(/^10\//);
+    expect(header.parser).toMatch(/^11\//);
     // layout 7: the header, the entries, a line of JSON, then the lines' starts, the tools' positions, kinds and names,
     // and the tools' aliases and facts as texts
     expect(cacheFileOf(parts).equals(file)).toBe(true);
@@ -225,7 +225,7 @@ describe('the index cache', () => {
     expect(entries).toHaveLength(header.entries);
     const misread = entries.map((entry) => ({ ...entry, tool: { ...entry.tool, intent: 'MISREAD' } }));
     const misreadLines = misread.map((entry) => JSON.stringify(entry));
-    const hash = header.parser.replace(/^10\//, '');
+    const hash = header.parser.replace(/^11\//, '');
     const { entries: _count, ...rest } = header;
     const layout5 = JSON.parse(layout5Of(parts, '', misreadLines).split('\n').at(-4)!) as { tools: unknown[] };
     const indexLine = JSON.stringify(layout5);
@@ -234,6 +234,8 @@ describe('the index cache', () => {
     // might have); 4, the index and the lengths before the entries; 3, lines without their lengths; one JSON document
     // (2: ASCII, with a stored index; 1: the bare parser hash, UTF-8, none)
     const older = [
+      // 10: this layout, its stored index without each tool's declared params (review Z17, Z17-5)
+      cacheFileOf({ ...parts, header: JSON.stringify({ ...header, parser: `10/${hash}` }), tailLine: { ...parts.tailLine, index: withoutParams(parts.tailLine.index) }, entryLines: misreadLines }),
       // 8: this layout, its stored index without the contested names (review Z, Z1)
       cacheFileOf({ ...parts, header: JSON.stringify({ ...header, parser: `8/${hash}` }), entryLines: misreadLines }),
       // 7: this layout, its ALIAS_CONFLICT warnings not yet at the alias (review R, R14)
@@ -355,3 +357,9 @@ describe('the index cache', () => {
     expect((await scanOnce(join(folder.path, 'b'), { cacheDir: folder.cacheDir })).tools.map((tool) => tool.name)).toEqual(['y']);
   });
 });
+
+// a stored index as a file of layout 10 kept it: without `params`
+function withoutParams<Index>(index: Index): Index {
+  const { params: _params, ...rest } = index as Index & { params?: unknown };
+  return rest as Index;
+}
