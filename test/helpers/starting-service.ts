@@ -49,7 +49,7 @@ export interface HeldProbe {
 }
 
 /**
- * A `bwrap` in `folder/bin`, first on HLDP_HOST_PATH, that waits (at most a minute) for the test's word, then fails as a
+ * A `bwrap` in `folder/bin`, first on HLDP_HOST_PATH, that waits (at most a minute, and no longer than `folder` is there) for the test's word, then fails as a
  * host without user namespaces makes it fail: a start held in its sandbox probe, which it awaits after its first scan
  * and its store's opening.
  */
@@ -58,7 +58,8 @@ export async function heldProbe(folder: string): Promise<HeldProbe> {
   await mkdir(bin, { recursive: true });
   const probing = join(folder, 'probing');
   const go = join(folder, 'go');
-  const script = ['#!/bin/sh', `touch '${probing}'`, 'i=0', `while [ ! -e '${go}' ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done`, 'echo "bwrap: No permissions to create new namespace" >&2', 'exit 1', ''].join('\n');
+  // the test's folder removed (its end) lets it go too
+  const script = ['#!/bin/sh', `touch '${probing}'`, 'i=0', `while [ ! -e '${go}' ] && [ -e '${probing}' ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done`, 'echo "bwrap: No permissions to create new namespace" >&2', 'exit 1', ''].join('\n');
   await writeFile(join(bin, 'bwrap'), script);
   await chmod(join(bin, 'bwrap'), 0o755);
   return {
