@@ -1,7 +1,7 @@
 import { ENTRY_KINDS } from '../core/index.js';
 import { failedEntry, parseEntry, type ScanEntry } from './build-index.js';
 import { createParser } from './parse-pool.js';
-import type { Snapshot, ToolEntry } from './sources/source.js';
+import { ScanStopped, type Snapshot, type ToolEntry } from './sources/source.js';
 import { isDiagnostic, unreadEntry } from './unread-entry.js';
 import type { ParseOptions } from './yaml-mapping.js';
 
@@ -16,9 +16,10 @@ const READ_CONCURRENCY = 16;
 export async function readChanged(snapshot: Snapshot, positions: readonly number[], entryAt: (at: number) => ToolEntry, results: Array<ScanEntry | Promise<ScanEntry>>, options: ParseOptions): Promise<void> {
   const parser = createParser(positions.length, options);
   const readFailures: unknown[] = [];
+  let stopped: { error: unknown } | undefined;
   let next = 0;
   const reader = async (): Promise<void> => {
-    while (next < positions.length) {
+    while (next < positions.length && !stopped) {
       await parser.ready();
       if (next >= positions.length) break;
       const at = next++;
@@ -28,6 +29,11 @@ export async function readChanged(snapshot: Snapshot, positions: readonly number
       try {
         file = await snapshot.read(entry);
       } catch (error) {
+        // a stopped scan is no file's problem: it ends here
+        if (error instanceof ScanStopped) {
+          stopped ??= { error };
+          break;
+        }
         readFailures.push(error);
         results[position] = unreadEntry(entry, error);
         continue;
@@ -45,6 +51,7 @@ export async function readChanged(snapshot: Snapshot, positions: readonly number
     snapshot.release?.();
     await parser.close();
   }
+  if (stopped) throw stopped.error;
   // one unreadable object is that file's problem; when none of several can be read, the source is at fault
   if (readFailures.length > 1 && readFailures.length === positions.length) throw readFailures[0];
   // only the parses are awaited: Promise.all over every entry queues one reaction per entry in one turn

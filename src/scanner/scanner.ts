@@ -12,7 +12,7 @@ import { openSource, type RepositoryOptions } from './open-source.js';
 import { patchIndex, type EntryChange } from './patch-index.js';
 import { patchedStored, restoreIndex, storeIndexSteps, storeSummaries, type StoredIndex } from './stored-index.js';
 import { readChanged, searchEntries } from './read-changed.js';
-import { entryKey, type PushHint, type RepositorySource, type Snapshot, type ToolEntry } from './sources/source.js';
+import { entryKey, ScanStopped, whileScanning, type PushHint, type RepositorySource, type Snapshot, type ToolEntry } from './sources/source.js';
 import { MAX_DEFINITION_BYTES, type ParseOptions } from './yaml-mapping.js';
 import { isUnread } from './unread-entry.js';
 
@@ -64,7 +64,10 @@ export class Scanner {
     // a first scan with nothing in memory may be a clone and a cold scan, which hold much and make much garbage beside
     // it: V8's old generation is let grow less meanwhile (at 100,000 tools, 341-354 → 275 MB peak RSS, ~10% more CPU)
     const first = this.index === undefined && this.entries.size === 0 && this.unkeyed === undefined;
-    this.scanning ??= (first ? withHeapGrowingAtMost(() => this.scanNow(pushed, signal)) : this.scanNow(pushed, signal)).finally(() => {
+    if (this.scanning) return this.scanning;
+    const during = whileScanning(signal);
+    this.scanning = (first ? withHeapGrowingAtMost(() => this.scanNow(pushed, during.signal)) : this.scanNow(pushed, during.signal)).finally(() => {
+      during.done();
       this.scanning = undefined;
     });
     return this.scanning;
@@ -238,6 +241,7 @@ export class Scanner {
     } catch (error) {
       await write.abandon();
       if (error instanceof ReadFailure) throw error.cause;
+      if (error instanceof ScanStopped) throw error;
       process.emitWarning(`index cache not written: ${String(error)}`);
       return undefined;
     }

@@ -3,7 +3,7 @@ import { summarise, type EntrySummary, type SummarisedEntry, type ToolSummary } 
 import type { CacheWrite } from './index-cache.js';
 import { createSummaryParser } from './parse-pool.js';
 import { collectGarbage } from './full-collection.js';
-import type { Snapshot, ToolEntry } from './sources/source.js';
+import { ScanStopped, type Snapshot, type ToolEntry } from './sources/source.js';
 import { isDiagnostic, unreadEntry } from './unread-entry.js';
 import type { ParseOptions } from './yaml-mapping.js';
 
@@ -59,6 +59,13 @@ export async function streamEntries(snapshot: Snapshot, listing: readonly ToolEn
       try {
         file = await snapshot.read(entry);
       } catch (error) {
+        // a stopped scan is no file's problem: it ends here, its cache file abandoned
+        if (error instanceof ScanStopped) {
+          failure ??= { error };
+          wakeReaders();
+          wakeWriter?.();
+          break;
+        }
         readFailures.push(error);
         put(position, summarise(unreadEntry(entry, error)));
         continue;
@@ -74,6 +81,7 @@ export async function streamEntries(snapshot: Snapshot, listing: readonly ToolEn
       while (written < listing.length) {
         let slot = slots[written];
         while (slot === undefined) {
+          if (failure) return;
           await new Promise<void>((resolve) => (wakeWriter = resolve));
           slot = slots[written];
         }

@@ -1,8 +1,14 @@
+import { createHash } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { constants, deflateRawSync, deflateSync } from 'node:zlib';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ObjectReader } from '../../src/scanner/sources/object-reader.js';
+import { PackStore } from '../../src/scanner/sources/pack-store.js';
 import { DELTA_SIZES_BYTES, deltaResultSize, entryStreamHead } from '../../src/scanner/sources/stream-head.js';
 import { craftDelta } from '../helpers/crafted-pack.js';
+import { makeTempDir } from '../helpers/git.js';
 
 // A delta's head (its two sizes) is read from the start of its zlib stream however many empty blocks open it
 // (review Z17-8): inflated as it streams from a pack entry's bytes, read in growing spans. For any stream zlib writes,
@@ -86,5 +92,35 @@ describe('the head of a zlib stream opened by empty blocks', () => {
     const { read, asked } = entryReader(2, Buffer.concat([stream, Buffer.alloc(4 * 1024 * 1024)]));
     expect(deltaResultSize(await entryStreamHead(read, 2, DELTA_SIZES_BYTES))).toBe(123_456_789);
     expect(asked).toEqual([2 + 16 * 1024, ...[2, 4, 8, 16, 32].map((times) => (2 + 16 * 1024) * times)]);
+  });
+});
+
+// A loose object's size was read from a 512-byte head of its zlib stream: opened by empty blocks, the head made nothing,
+// and the object was read whole (up to 64 MiB) before a definition's bound refused it (fixm25's Left, sig26). Its
+// header is now read as a pack entry's head is: for any blob, however many empty blocks open its stream, the size is
+// its header's, and one over the bound is refused by that size, not read.
+describe('a loose object whose zlib stream opens with empty blocks', () => {
+  let temp: { path: string; cleanup: () => Promise<void> };
+  beforeAll(async () => {
+    temp = await makeTempDir('hldp-loose-head-');
+    await mkdir(join(temp.path, 'objects', 'pack'), { recursive: true });
+  });
+  afterAll(async () => temp.cleanup());
+
+  it('is sized by its header, and refused by it past the bound without being read', async () => {
+    const reader = new ObjectReader(temp.path, new PackStore(temp.path));
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 3000 }), fc.integer({ min: 0, max: 8000 }), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 9 }), async (bytes, stored, fixed, level) => {
+        const object = Buffer.concat([Buffer.from(`blob ${bytes.length}\0`), bytes]);
+        const oid = createHash('sha1').update(object).digest('hex');
+        await mkdir(join(temp.path, 'objects', oid.slice(0, 2)), { recursive: true });
+        await writeFile(join(temp.path, 'objects', oid.slice(0, 2), oid.slice(2)), opened(object, stored, fixed, level, constants.Z_DEFAULT_STRATEGY));
+        expect(await reader.size(oid)).toBe(bytes.length);
+        if (bytes.length > 0) expect(await reader.readUpTo(oid, 'blob', bytes.length - 1)).toBe(bytes.length);
+        const read = await reader.readUpTo(oid, 'blob', bytes.length);
+        expect(typeof read !== 'number' && Buffer.from(read.content).equals(Buffer.from(bytes))).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { REPOSITORY_OPTIONS, REPOSITORY_USAGE, type Command, type CommandIo, type Flags } from '../command.js';
 import type { Gateway } from '../../gateway/service/index.js';
 import { toolCount } from '../../core/index.js';
-import { catchInterrupt } from '../interrupt.js';
+import { catchStartSignals } from '../start-signals.js';
 import { UsageError } from '../usage-error.js';
 
 // after a signal, how long the cancelled calls may take to end and store their receipts before the process exits
@@ -19,22 +19,24 @@ export const mcpCommand: Command = {
     // SIGINT and SIGTERM are caught from here, before the start (the scan, the store, the sandbox's probe): caught only
     // once it served, a client's stop during the start met Node's default and ended the process mid-start, its store
     // and its row in the roll of live instances left as they were (memz23, as serve and gatekeeper). One during the
-    // start lets it finish, closes the gateway and exits 130 / 143 without serving; a second exits at once.
-    const starting = catchInterrupt((signal) => `hldp mcp: ${signal} while starting: it stops, serving nothing, as soon as its start is done (${signal} again exits at once)`);
+    // first scan stops it (a remote's fetch dropped), nothing opened; one later lets the start finish and closes the
+    // gateway; either exits 130 / 143 without serving; a second exits at once (as serve: review Z17, Z17-6)
+    const starting = catchStartSignals('hldp mcp');
     let started: Started;
     let opened = undefined as Gateway | undefined;
     try {
-      started = await startGateway(flags, (gateway) => (opened = gateway));
+      started = await startGateway(flags, starting.signal, (gateway) => (opened = gateway));
     } catch (error) {
       await opened?.close();
       starting.dispose();
-      throw error;
+      const stopped = starting.stopped(opened ? 'start' : 'scan');
+      if (stopped === undefined) throw error;
+      return stopped;
     }
-    const interrupted = starting.exitCode();
-    if (interrupted !== undefined) {
+    if (starting.received() !== undefined) {
       // closed as after serving (its store, its row in the roll marked left); a second signal meanwhile exits at once
       await started.gateway.close().finally(() => starting.dispose());
-      return interrupted;
+      return starting.stopped('start')!;
     }
     // the stop signals' own handling is put in place in this same turn (serve imports nothing first): none falls between
     starting.dispose();
@@ -44,8 +46,8 @@ export const mcpCommand: Command = {
 
 type Started = Awaited<ReturnType<typeof startGateway>>;
 
-/** Opens the gateway for `hldp mcp` (`opened` is told it as soon as it is open, to close it if the start then fails): the caller, the toolsets, and what serving it imports. */
-async function startGateway(flags: Flags, opened: (gateway: Gateway) => void) {
+/** Opens the gateway for `hldp mcp` (its first scan stopped by `signal`; `opened` is told it as soon as it is open, to close it if the start then fails): the caller, the toolsets, and what serving it imports. */
+async function startGateway(flags: Flags, signal: AbortSignal, opened: (gateway: Gateway) => void) {
   const { configFromFlags } = await import('../open-registry.js');
   const { createLogger } = await import('../create-logger.js');
   const { Gateway, warnOfWholeListing } = await import('../../gateway/service/index.js');
@@ -57,7 +59,7 @@ async function startGateway(flags: Flags, opened: (gateway: Gateway) => void) {
   const problem = mcpCallerProblem(config, flags['as-local'] === true);
   if (problem) throw new UsageError(problem);
   const logger = createLogger(config.logLevel).child({ surface: 'mcp' });
-  const gateway = await Gateway.open({ config, logger, probeSandbox: true });
+  const gateway = await Gateway.open({ config, logger, probeSandbox: true, signal });
   opened(gateway);
   const principal = cliCaller(gateway);
   await gateway.warmUp();

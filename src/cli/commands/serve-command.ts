@@ -3,6 +3,7 @@ import type { GatewayConfig } from '../../config/index.js';
 import { filesWithErrors, formatDiagnostic, toolCount, type Diagnostic } from '../../core/index.js';
 import { REPOSITORY_OPTIONS, REPOSITORY_USAGE, type Command, type CommandIo } from '../command.js';
 import type { RunningServer } from '../../gateway/http/index.js';
+import { catchStartSignals } from '../start-signals.js';
 import { terminalSafe } from '../terminal-safe.js';
 
 // after a second signal, how long the cancelled calls may take to end and store their receipts before the process exits
@@ -15,7 +16,7 @@ const SECOND_SIGNAL_BOUND_MS = 10_000;
 const EXIT_AFTER_STOP_BOUND_MS = 5000;
 
 type Signal = 'SIGINT' | 'SIGTERM';
-// a third signal (or a second during the start) exits at once, with the shell's status for it
+// a third signal exits at once, with the shell's status for it
 const EXIT_CODES: Record<Signal, number> = { SIGINT: 130, SIGTERM: 143 };
 
 /**
@@ -59,23 +60,11 @@ export const serveCommand: Command = {
     const logger = createLogger(config.logLevel);
     // SIGINT and SIGTERM are caught from here, before the start: caught only once "serving" was written, a supervisor's
     // stop sent as it read that line (or during the scan) found no listener yet, and Node's default ended the process
-    // at once — no shutdown, its row in the store's roll of live instances never marked left, its log's last lines lost
-    let signals = 0;
-    let whileStarting: Signal | undefined;
-    // the first scan is stopped by the first signal: a remote that drips its answer held the stop for the fetch's
-    // 5-15 minute bounds, and a supervisor's stop waited its own timeout to kill (review Z17, Z17-6)
-    const starting = new AbortController();
-    let onSignal = (signal: Signal): void => {
-      signals += 1;
-      if (signals > 1) process.exit(EXIT_CODES[signal]);
-      whileStarting = signal;
-      logger.info({ signal }, 'stopping once started: the start is under way');
-      io.stderr.write(`hldp: ${signal} while starting: the gateway stops as soon as its start is done, its first scan at once (${signal} again exits at once)\n`);
-      starting.abort(new Error(`${signal} while starting`));
-    };
-    const onSigint = (): void => onSignal('SIGINT');
-    const onSigterm = (): void => onSignal('SIGTERM');
-    process.on('SIGINT', onSigint).on('SIGTERM', onSigterm);
+    // at once — no shutdown, its row in the store's roll of live instances never marked left, its log's last lines lost.
+    // The first scan is stopped by the first signal: a remote that drips its answer held the stop for the fetch's
+    // 5-15 minute bounds, and a supervisor's stop waited its own timeout to kill (review Z17, Z17-6); one later in the
+    // start lets it finish, then the gateway stops unannounced; either exits 143 / 130 (as hldp mcp)
+    const starting = catchStartSignals('hldp', (signal) => logger.info({ signal }, 'stopping once started: the start is under way'));
     const announcing = announcementModules();
     // a start that fails leaves the announcement to nobody
     announcing.catch(() => undefined);
@@ -83,13 +72,17 @@ export const serveCommand: Command = {
     const uncommitted = async (signal?: AbortSignal): Promise<string[]> => (await import('../uncommitted-definitions.js')).uncommittedDefinitions(config.repository.source, config.repository.ref, signal);
     const server = await startServer(config, { logger, version: packageVersion(), mountMcp, uncommitted, signal: starting.signal }).catch((error: unknown) => {
       // a start that failed (exit 2) is not held by a signal caught for it
-      process.off('SIGINT', onSigint).off('SIGTERM', onSigterm);
-      if (whileStarting === undefined) throw error;
+      starting.dispose();
       // stopped while its first scan ran: nothing was opened (no store, no row in the roll of live instances) to close
-      logger.info({ signal: whileStarting }, 'stopped while starting: the first scan was stopped, nothing served');
-      io.stderr.write(`hldp: stopped while starting (${whileStarting}): the first scan was stopped, nothing was served\n`);
-      return process.exit(EXIT_CODES[whileStarting]);
+      const stopped = starting.stopped('scan');
+      if (stopped === undefined) throw error;
+      logger.info({ signal: starting.received() }, 'stopped while starting: the first scan was stopped, nothing served');
+      return process.exit(stopped);
     });
+    const whileStarting = starting.received();
+    // the running server's own handling, put in place in this same turn: none falls between
+    starting.dispose();
+    let signals = whileStarting === undefined ? 0 : 1;
     const stopping = new AbortController();
     let stopped!: () => void;
     const closed = new Promise<void>((resolve) => (stopped = resolve));
@@ -101,7 +94,7 @@ export const serveCommand: Command = {
         stopped();
       });
     };
-    onSignal = (signal) => {
+    const onSignal = (signal: Signal): void => {
       signals += 1;
       if (signals === 1) return shutDown(signal);
       if (signals === 2) {
@@ -119,6 +112,9 @@ export const serveCommand: Command = {
       }
       process.exit(EXIT_CODES[signal]);
     };
+    const onSigint = (): void => onSignal('SIGINT');
+    const onSigterm = (): void => onSignal('SIGTERM');
+    process.on('SIGINT', onSigint).on('SIGTERM', onSigterm);
     // a signal during the start stops the gateway now, unannounced; one while the announcement's modules load, too
     if (whileStarting !== undefined) shutDown(whileStarting);
     else {
@@ -132,7 +128,8 @@ export const serveCommand: Command = {
       io.stderr.write(`hldp: still running ${EXIT_AFTER_STOP_BOUND_MS / 1000} s after the gateway stopped, held open by ${held}: exiting (a bug: please report it)\n`);
       process.exit(1);
     }, EXIT_AFTER_STOP_BOUND_MS).unref();
-    return 0;
+    // stopped before it said it serves: 143 / 130, as a signal during the first scan (it said 0: fixm25's note)
+    return whileStarting === undefined ? 0 : starting.stopped('start')!;
   },
 };
 

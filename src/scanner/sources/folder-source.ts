@@ -9,7 +9,7 @@ import { readFolderRecord, writeFolderRecord, type FolderRecord } from './folder
 import { blobOid, readBounded } from './read-bounded.js';
 import { missingDefinition } from './missing-definition.js';
 import { rootItemsToCheck, rootPolicyStrays, strayPolicies } from './stray-policies.js';
-import { definitionPath, entryKey, type EntryDiff, type RepositorySource, type Snapshot, type ToolEntry } from './source.js';
+import { definitionPath, entryKey, stoppedBy, throwIfStopped, type EntryDiff, type PushHint, type RepositorySource, type Snapshot, type ToolEntry } from './source.js';
 
 // files read at once by a snapshot
 const READ_CONCURRENCY = 16;
@@ -64,7 +64,8 @@ export class FolderSource implements RepositorySource {
     return `folder:${resolve(root)}`;
   }
 
-  async snapshot(): Promise<Snapshot> {
+  /** `signal` stops it between two files (its stats, its reads) and so do the snapshot's reads: nothing of it is kept */
+  async snapshot(_pushed?: PushHint, signal?: AbortSignal): Promise<Snapshot> {
     const started = Date.now();
     if (!this.recordRead) await this.readRecord();
     const seen = this.seen;
@@ -77,8 +78,8 @@ export class FolderSource implements RepositorySource {
     // the same folders: last time's stamps, those of the files read again replaced
     const stamps = same ? seen.stamps.clone() : new FileStamps(entries.length);
     const before = same ? undefined : positionsBefore(entries, seen);
-    const toRead = await this.passOver(entries, before, seen, stamps);
-    const contents = await this.readAll(entries, toRead, stamps, started);
+    const toRead = await this.passOver(entries, before, seen, stamps, signal);
+    const contents = await this.readAll(entries, toRead, stamps, started, signal);
     // nothing read changed: the commit is the last snapshot's, not hashed again (~7 ms at 10,000 entries, each start)
     const unchanged = same && toRead.every(({ position }) => entries[position]!.oid === seen.entries[position]!.oid);
     const commit = unchanged ? seen.commit : `folder:${await digestOf(entries)}`;
@@ -87,7 +88,7 @@ export class FolderSource implements RepositorySource {
     // what changed since the last snapshot: the entries read again whose oid differs, and those added and removed
     const diff: EntryDiff | undefined = seen === undefined ? undefined : same ? { changed: toRead.filter(({ position }) => entries[position]!.oid !== seen.entries[position]!.oid).map(({ position }) => entries[position]!), added: [], removed: [] } : movedSince(entries, before!, seen);
     const diffSince = seen?.commit;
-    return {
+    return stoppedBy({
       commit,
       listEntries: async () => entries,
       strays: async () => {
@@ -110,7 +111,7 @@ export class FolderSource implements RepositorySource {
         if (blobOid(content) !== entry.oid) throw new Error(`${definitionPath(entry.folder, kind)} changed while it was scanned`);
         return { ...(kind === 'tool' ? {} : { kind }), path: definitionPath(entry.folder, kind), folder: entry.folder, oid: entry.oid, content };
       },
-    };
+    }, signal);
   }
 
   /** Resolves once what the last snapshot saw is kept on disk (a write that failed only warns: the next start reads more). */
@@ -166,10 +167,13 @@ export class FolderSource implements RepositorySource {
    * not read again. The stats are taken synchronously, a slice at a time: ~10,000 lstat calls through the thread pool
    * cost ~0.5-0.8 s of CPU at load, each a few microseconds when made directly.
    */
-  private async passOver(entries: ToolEntry[], before: Int32Array | undefined, seen: FolderRecord | undefined, stamps: FileStamps): Promise<ToRead[]> {
+  private async passOver(entries: ToolEntry[], before: Int32Array | undefined, seen: FolderRecord | undefined, stamps: FileStamps, signal: AbortSignal | undefined): Promise<ToRead[]> {
     const toRead: ToRead[] = [];
     for (let position = 0; position < entries.length; position++) {
-      if (position % STAT_STEP === STAT_STEP - 1) await letGo();
+      if (position % STAT_STEP === STAT_STEP - 1) {
+        await letGo();
+        throwIfStopped(signal);
+      }
       const entry = entries[position]!;
       const stats = statOrUndefined(this.pathOf(entry));
       const from = before ? before[position]! : position;
@@ -195,11 +199,12 @@ export class FolderSource implements RepositorySource {
    * before it was read. Several files in flight: one after another, each file's lstat, open, stat, reads and close
    * waited for in turn took ~10 s of wall at 10,000 tools on a loaded machine.
    */
-  private async readAll(entries: readonly ToolEntry[], toRead: readonly ToRead[], stamps: FileStamps, started: number): Promise<Map<string, Buffer | Diagnostic>> {
+  private async readAll(entries: readonly ToolEntry[], toRead: readonly ToRead[], stamps: FileStamps, started: number, signal: AbortSignal | undefined): Promise<Map<string, Buffer | Diagnostic>> {
     const contents = new Map<string, Buffer | Diagnostic>();
     let next = 0;
     const reader = async (): Promise<void> => {
       while (next < toRead.length) {
+        throwIfStopped(signal);
         const { position, stats } = toRead[next++]!;
         const entry = entries[position]!;
         const content = await this.readDefinition(entry.kind ?? 'tool', entry.folder);

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { ScanError } from '../scan-error.js';
 import { loadGit, type Git } from './git-module.js';
 import { objectFormat, readGitSnapshot, type ObjectStore } from './git-snapshot.js';
-import type { RepositorySource, Snapshot } from './source.js';
+import { stoppedBy, type PushHint, type RepositorySource, type Snapshot } from './source.js';
 
 /** Reads tools from a local git repository's object store at a ref (default HEAD), never its working tree. */
 export class LocalGitSource implements RepositorySource {
@@ -24,7 +24,12 @@ export class LocalGitSource implements RepositorySource {
     this.cacheKey = `git:${this.store.gitdir}#${ref}`;
   }
 
-  async snapshot(): Promise<Snapshot> {
+  /** `signal` stops the scan between two files: each read of the snapshot looks at it */
+  async snapshot(_pushed?: PushHint, signal?: AbortSignal): Promise<Snapshot> {
+    return stoppedBy(await this.snapshotAt(), signal);
+  }
+
+  private async snapshotAt(): Promise<Snapshot> {
     const format = await objectFormat(this.store.gitdir);
     if (format !== 'sha1') {
       throw new ScanError('UNSUPPORTED_OBJECT_FORMAT', `repository '${this.label}' uses ${format} object ids; brush-holder reads SHA-1 repositories only (isomorphic-git has no SHA-256 support)`, { format });

@@ -18,7 +18,7 @@ import { indexOffset, MAX_OBJECT_BYTES } from './pack-store.js';
 import { RemoteAddress } from './remote-address.js';
 import { ThinPackRefusal } from './thin-pack-refusal.js';
 import { discoverUploadPack, fetchPack, type RefAdvertisement } from './upload-pack.js';
-import type { PushHint, RepositorySource, Snapshot } from './source.js';
+import { stoppedBy, type PushHint, type RepositorySource, type Snapshot } from './source.js';
 import { writeIndexedPack } from './write-index.js';
 import { PRIVATE_FOLDER_MODE } from '../private-cache.js';
 
@@ -99,7 +99,8 @@ export class RemoteGitSource implements RepositorySource {
     const release = await lockfile.lock(this.options.workDir, { retries: { retries: 600, minTimeout: 50, maxTimeout: 200 }, stale: 60_000 });
     try {
       const branch = await this.localBranch();
-      return this.withHistory(this.startedOverIfIncomplete(branch ? await this.update(branch, pushed) : await this.cloneFresh()));
+      // its reads, once fetched, stop between two files as a local repository's do
+      return stoppedBy(this.withHistory(this.startedOverIfIncomplete(branch ? await this.update(branch, pushed) : await this.cloneFresh())), signal);
     } finally {
       await release();
     }

@@ -76,3 +76,51 @@ export function definitionPath(folder: string, kind: EntryKind = 'tool'): string
 export function entryKey(entry: { kind?: EntryKind; folder: string }): string {
   return `${entry.kind ?? 'tool'}/${entry.folder}`;
 }
+
+/**
+ * A scan stopped by its signal (a service stopped while it starts): no file's problem, as a file that cannot be read
+ * is, but the scan's end; nothing of it is kept.
+ */
+export class ScanStopped extends Error {
+  constructor(reason: unknown) {
+    super(`the scan was stopped${reason instanceof Error ? `: ${reason.message}` : ''}`, { cause: reason });
+    this.name = 'ScanStopped';
+  }
+}
+
+/** Throws `ScanStopped` once `signal` aborted: looked at between files (a property read, nothing at 100,000 of them). */
+export function throwIfStopped(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new ScanStopped(signal.reason);
+}
+
+/**
+ * `snapshot` with each read looked at against `signal` before and after it: a folder's or a local repository's scan,
+ * its files read and parsed one after another (seconds to minutes at 100,000 definitions), stops between two files
+ * once a service is stopped while it starts (a remote's requests are dropped by the signal itself).
+ */
+export function stoppedBy(snapshot: Snapshot, signal: AbortSignal | undefined): Snapshot {
+  if (!signal) return snapshot;
+  const { read } = snapshot;
+  return {
+    ...snapshot,
+    read: async (entry) => {
+      throwIfStopped(signal);
+      const file = await read(entry);
+      throwIfStopped(signal);
+      return file;
+    },
+  };
+}
+
+/**
+ * A signal that follows `signal` until `done`: the scan's own, so that what of its snapshot is read after it (a
+ * definition read back when asked for, once the service runs or as it closes) is not stopped by a signal meant for it.
+ */
+export function whileScanning(signal: AbortSignal | undefined): { signal: AbortSignal | undefined; done(): void } {
+  if (!signal) return { signal, done: () => undefined };
+  const scan = new AbortController();
+  const follow = (): void => scan.abort(signal.reason);
+  if (signal.aborted) follow();
+  else signal.addEventListener('abort', follow, { once: true });
+  return { signal: scan.signal, done: () => signal.removeEventListener('abort', follow) };
+}
