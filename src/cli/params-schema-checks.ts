@@ -17,9 +17,11 @@ export type SchemaPlace = (path: ReadonlyArray<string | number>, key?: boolean) 
 
 /**
  * Errors of the given files' tools that only the gateway's params validator finds: a schema it cannot compile, a
- * `format` it does not know, a `default` the schema refuses (`texts`: each file's content by path).
+ * `format` it does not know, a `default` the schema refuses (`texts`: each file's content by path). A file in
+ * `refused` (refused for its size: `YAML_RESOURCE_LIMIT`) is not read again: yaml would build it whole, 40 s and 1 GB
+ * for 330,000 values, and its aliases made yaml throw out of validate with no file named (review Z19, Z19-5).
  */
-export function gatewaySchemaProblems(index: ToolIndex, given: ReadonlySet<string>, texts: ReadonlyMap<string, string>): Diagnostic[] {
+export function gatewaySchemaProblems(index: ToolIndex, given: ReadonlySet<string>, texts: ReadonlyMap<string, string>, refused: ReadonlySet<string> = new Set()): Diagnostic[] {
   const validator = createParamsValidator();
   const found: Diagnostic[] = [];
   for (const tool of index.tools as ToolDefinition[]) {
@@ -33,7 +35,7 @@ export function gatewaySchemaProblems(index: ToolIndex, given: ReadonlySet<strin
     const text = texts.get(path);
     // nor is a text nested past, or of more values than, what yaml is asked to build: its definition's error says so
     // (review Z15-3, Z18-3)
-    if (served.has(path) || text === undefined || !TOOL_FILE.test(path) || lexedPast(text) !== undefined) continue;
+    if (served.has(path) || refused.has(path) || text === undefined || !TOOL_FILE.test(path) || lexedPast(text) !== undefined) continue;
     found.push(...brokenToolDefaults(path, text, validator, schemaPlace(text)));
   }
   return found;
@@ -63,18 +65,33 @@ function unknownFormats(tool: ToolDefinition, place: SchemaPlace): Diagnostic[] 
 
 /**
  * Where a normalised schema's path is written: `params_schema.properties.x` is `params_schema.x` in the shorthand
- * (whose `type` is not `object`, as the scanner reads it); the file's first line when the text is not at hand.
+ * (whose `type` is not `object`, as the scanner reads it); the file's first line when the text is not at hand, or
+ * yaml cannot build it (more aliases than it takes). The text is parsed at the first place asked for, not before:
+ * most tools have no problem to place (review Z19, Z19-5).
  */
 function schemaPlace(text: string | undefined): SchemaPlace {
-  if (text === undefined) return () => ({ line: 1, column: 1 });
+  const first = (): Position => ({ line: 1, column: 1 });
+  if (text === undefined) return first;
+  let located: SchemaPlace | undefined;
+  return (path, key = false) => {
+    located ??= locator(text) ?? first;
+    return located(path, key);
+  };
+}
+
+function locator(text: string): SchemaPlace | undefined {
   const { LineCounter, parseDocument } = yamlModule();
   const lineCounter = new LineCounter();
-  // positions only: yaml's own duplicate-key check, quadratic in a mapping's keys, is left out (review Z14, Z14-3)
-  const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS, uniqueKeys: false });
-  const positions = new YamlLocator(document, lineCounter);
-  const shorthand = (document.toJS() as { params_schema?: JsonSchema } | null)?.params_schema?.type !== 'object';
-  return (path, key = false) => {
-    const written = shorthand && path[0] === 'properties' ? path.slice(1) : path;
-    return positions.locate(['params_schema', ...written], key);
-  };
+  try {
+    // positions only: yaml's own duplicate-key check, quadratic in a mapping's keys, is left out (review Z14, Z14-3)
+    const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS, uniqueKeys: false });
+    const positions = new YamlLocator(document, lineCounter);
+    const shorthand = (document.toJS() as { params_schema?: JsonSchema } | null)?.params_schema?.type !== 'object';
+    return (path, key = false) => {
+      const written = shorthand && path[0] === 'properties' ? path.slice(1) : path;
+      return positions.locate(['params_schema', ...written], key);
+    };
+  } catch {
+    return undefined;
+  }
 }

@@ -187,6 +187,12 @@ export interface ConsoleBackend {
    * cookie's signature: rotating the token ends every sign-in made with the old one, at every instance
    */
   sessionBinding(name: string): string | undefined;
+  /**
+   * The store's clock (ms since the epoch), by which sign-ins are issued and judged: the sign-out list is pruned by it
+   * (on PostgreSQL the database's), so a cookie judged by another clock came back to life for the clocks' difference
+   * once anyone signed out (review Z19, Z19-2)
+   */
+  now(): number;
   /** records that the sign-in `id` (its cookie's nonce) is signed out until `expiresMs`, for every instance sharing the store */
   signOut(id: string, expiresMs: number): Promise<void>;
   /** whether the sign-in `id` was signed out, at this instance or any other */

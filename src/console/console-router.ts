@@ -70,7 +70,7 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
   };
   // a cookie signed out at any instance is refused: the store says so (a store that does not answer is a refusal, below)
   const signedIn = async (request: Request): Promise<Signed | undefined> => {
-    const session = sessions.read(cookies.value(request), (name) => backend.sessionBinding(name));
+    const session = sessions.read(cookies.value(request), (name) => backend.sessionBinding(name), backend.now());
     const principal = session && backend.principal(session.principal);
     if (!session || !principal || (await backend.signedOut(session.nonce))) return undefined;
     return { session, principal, viewer: { name: principal.name, csrf: session.csrf } };
@@ -156,7 +156,7 @@ export function consoleRouter(backend: ConsoleBackend, options: ConsoleOptions =
       send(response, signInPage({ credentialsRequired: true, error: 'That token stands for no one here.', next }), 401);
       return;
     }
-    const { value, session } = sessions.issue(principal.name, backend.sessionBinding(principal.name) ?? '');
+    const { value, session } = sessions.issue(principal.name, backend.sessionBinding(principal.name) ?? '', backend.now());
     response.cookie(cookie.name, value, { ...cookieOptions, secure, path: cookie.path, expires: new Date(session.expires) });
     clearLegacy(response, secure);
     response.redirect(303, next);

@@ -18,6 +18,20 @@ export function sourceSeen(source: ReceiptSource): ReceiptSource {
   return remote ? { repository: remoteName(source.repository), withheld: SOURCE_WITHHELD } : { repository: folderName(source.repository), withheld: SOURCE_PATH_WITHHELD };
 }
 
+/**
+ * The registry's source as one who is no admin reads it: as a receipt's `source` is read (`sourceSeen`: a remote by its
+ * URL without credentials, query or fragment, a folder by its name; review Z9, Z9-5), with a note of the registry's own
+ * on what is left out (the console's Registry page, /healthz's `source_withheld`). The receipts' note says "the host
+ * and URL of the gateway that made it", which there read as if the registry were a receipt (review userZ9, U9-10).
+ */
+export function registrySourceSeen(source: string): { repository: string; withheld: string } {
+  const seen = sourceSeen({ repository: source });
+  const withheld = seen.withheld === SOURCE_WITHHELD
+    ? "any credentials, query or fragment in the registry's URL: an administrator can see it whole"
+    : "where the registry's folder is on the gateway's host (its name is kept): an administrator can see it";
+  return { repository: seen.repository, withheld };
+}
+
 /** A receipt as one reads it: whole to an admin (`whole`), else with its `source` as `sourceSeen` gives it. The stored receipt is not changed. */
 export function receiptSeen(receipt: Receipt, whole: boolean): Receipt {
   if (whole || !receipt.source || receipt.source.withheld !== undefined) return receipt;

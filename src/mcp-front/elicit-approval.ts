@@ -30,7 +30,7 @@ export async function elicitApproval(gateway: Gateway, server: Server, session: 
     answer = await send(
       { method: 'elicitation/create', params: { message, requestedSchema: { type: 'object', properties: { reason: { type: 'string', title: 'Reason (optional)', description: 'kept with the decision and in the receipt' } } } } },
       ElicitResultSchema,
-      { timeout: Math.max(1, Date.parse(record.expires_at) - Date.now()), ...(signal ? { signal } : {}) },
+      { timeout: Math.max(1, Date.parse(record.expires_at) - gateway.store.now()), ...(signal ? { signal } : {}) },
     );
   } catch {
     // no answer in time, a client that failed or went away: the request stays pending for an approver

@@ -59,9 +59,13 @@ const INTERNAL_ERROR = -32603;
  * runs before the next message is looked at.
  *
  * Given `onBroke`, it also holds the server to UnaskedCount, as the stdio transport holds its own (which counts lines
- * before they are parsed): past the count the connection is closed, what the server still sends is dropped, and the
- * next call connects anew. An HTTP server streaming notifications on its standalone GET stream was read, parsed and
- * validated for the idle_ms after every call (review Z16, Z16-4: 20 % of the gateway's core, /healthz 5 → 165 ms).
+ * before they are parsed): what counts is every request and notification of the server's, every answer to no request
+ * waiting (ids matched as the SDK matches them, `answered()`), and every message the SDK could not read, while no
+ * request of ours waits. Past the count for SUSTAINED_SECONDS running the connection is closed, what the server still
+ * sends is dropped, and the next call connects anew: a batch an SDK server logs on its standalone GET stream during a
+ * call is still read for a moment after the call's answer, as the two streams have no order between them (review Z18,
+ * Z18-4). An HTTP server streaming notifications on its standalone GET stream was read, parsed and validated for the
+ * idle_ms after every call (review Z16, Z16-4: 20 % of the gateway's core, /healthz 5 → 165 ms).
  */
 export class OrderedTransport implements Transport {
   onclose?: () => void;

@@ -41,6 +41,7 @@ export function consoleBackend(gateway: OversightGateway, sessionKey: Buffer): C
     approvals: consoleApprovals(gateway),
     sessionKey,
     sessionBinding: (name) => principals.tokenDigest(name) ?? (name === 'local' && !principals.required ? '' : undefined),
+    now: () => gateway.store.now(),
     signOut: (id, expiresMs) => gateway.store.signOuts.add(id, expiresMs),
     signedOut: (id) => gateway.store.signOuts.has(id),
     close: () => undefined,

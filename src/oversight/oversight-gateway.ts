@@ -15,7 +15,7 @@ export interface OversightGateway {
   readonly principals: Principals;
   readonly events: EventHub;
   readonly sessions: Pick<SessionManager, 'list' | 'goneHeld'>;
-  readonly store: Pick<Store, 'receipts' | 'rejections' | 'signOuts'>;
+  readonly store: Pick<Store, 'receipts' | 'rejections' | 'signOuts' | 'now'>;
   /** the registry calls start on now */
   readonly registry: { index: ToolIndex; matcher: Pick<Matcher, 'lookup'> };
   /** the last rescan's failure, if the index is served in spite of it */

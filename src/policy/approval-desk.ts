@@ -17,6 +17,8 @@ import { hashToken, LOCAL_PRINCIPAL, type Principal } from './principals.js';
 
 // how often a waiting caller looks at the store for a decision another process made
 const POLL_MS = 250;
+/** the shortest a waiter sleeps between reads of its request */
+const MIN_NAP_MS = 10;
 const SWEEP_MS = 1000;
 // how many requests approved elsewhere a sweep reads
 const UNCLAIMED_PAGE = 100;
@@ -54,7 +56,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const most = this.#host.maxPendingPerCaller;
     // a confirmation token exists only where the caller may approve its own request
     const token = decision.selfApproval ? `hldp_confirm_${randomBytes(24).toString('base64url')}` : undefined;
-    const filing = await fileOnce(this.#host.store.approvals, {
+    const filing = await fileOnce(this.#host.store, {
       caller, session, tool: tool.name, method: tool.method, executor: tool.executor, params, commit: registry.index.commit,
       rule: { where: decision.rule?.where ?? null, reason: decision.reason, self_approval: decision.selfApproval, approvers: decision.approvers, elicit: decision.elicit, judged: judgedAgainst(registry.index, tool), place: this.#host.place, filed_by: { ...this.#host.filer(), ...(this.#live.serving ? { roll: true } : {}) }, ...(deadline.from ? { timeout_from: deadline.from } : {}) },
       timeoutMs: deadline.timeoutMs, ...(token ? { tokenHash: hashToken(token) } : {}),
@@ -192,10 +194,11 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     for (;;) {
       const record = await this.#host.store.approvals.get(id);
       if (!record) return undefined;
-      const overdue = record.status === 'pending' && Date.parse(record.expires_at) <= Date.now();
+      // the store's clock, as it wrote the expiry: on PostgreSQL the database's, whatever this host's clock says
+      const overdue = record.status === 'pending' && Date.parse(record.expires_at) <= this.#host.store.now();
       if (overdue && (await this.#settlement.expire(record))) continue;
       // a run whose process stopped is closed by whoever reads it first, as an overdue request is expired
-      if (lapsedRun(record) && (await this.#settlement.interrupted(record))) continue;
+      if (lapsedRun(record, this.#host.store.now()) && (await this.#settlement.interrupted(record))) continue;
       // approved where it does not run: a gateway of its place (the stdio hldp mcp that filed it, say) runs it now,
       // here too while this process serves, and an overdue one expires (review userZ4, F3)
       if (this.#sweeper !== undefined && ApprovalRunning.unclaimed(record)) this.#running.take(record);
@@ -204,8 +207,10 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
       if (settled || Date.now() >= until || signal?.aborted || this.#stopped) {
         return { approval: record, receipt: record.receipt_id === null ? null : ((await this.#host.store.receipts.get(record.receipt_id)) ?? null) };
       }
-      const expiresIn = record.status === 'pending' ? Math.max(0, Date.parse(record.expires_at) - Date.now()) : POLL_MS;
-      await this.#waiters.nap(id, Math.min(until - Date.now(), expiresIn, POLL_MS), signal);
+      const expiresIn = record.status === 'pending' ? Math.max(0, Date.parse(record.expires_at) - this.#host.store.now()) : POLL_MS;
+      // never a nap of 0: an expiry the store would not act on yet (another instance closing it, a clock set back) spun
+      // this loop at two queries a turn (review Z19, Z19-1)
+      await this.#waiters.nap(id, Math.max(MIN_NAP_MS, Math.min(until - Date.now(), expiresIn, POLL_MS)), signal);
     }
   }
 
@@ -260,7 +265,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
   async #decide(record: ApprovalRecord, decider: Decider, verdict: 'approve' | 'deny', options: DecideOptions): Promise<ApprovalAnswer> {
     const via = decider.token ? 'confirm' : (options.via ?? 'api');
     if (record.status !== 'pending') return this.#settlement.alreadyDecided(record.id, record);
-    if (Date.parse(record.expires_at) <= Date.now()) {
+    if (Date.parse(record.expires_at) <= this.#host.store.now()) {
       await this.#settlement.expire(record);
       return { ok: false, code: 'APPROVAL_EXPIRED', error: `request '${record.id}' expired at ${record.expires_at}; nothing ran: call the tool again`, approval: record };
     }

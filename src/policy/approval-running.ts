@@ -45,7 +45,7 @@ export class ApprovalRunning<Registry extends ApprovalRegistry = ApprovalRegistr
    */
   take(record: ApprovalRecord): void {
     if (!ApprovalRunning.unclaimed(record) || this.#claiming.has(record.id)) return;
-    const overdue = Date.parse(record.expires_at) <= Date.now();
+    const overdue = Date.parse(record.expires_at) <= this.#host.store.now();
     if (!overdue && !this.runsHere(record)) return;
     this.#claiming.add(record.id);
     const taking = overdue ? this.#expire(record) : this.#claimAndRun(record);

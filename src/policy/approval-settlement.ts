@@ -127,9 +127,9 @@ export class ApprovalSettlement {
 
 }
 
-/** Whether an approved request's run has lapsed: no receipt stored, and its lease ended. */
-export function lapsedRun(record: ApprovalRecord): boolean {
-  return record.status === 'approved' && record.receipt_id === null && record.run !== null && Date.parse(record.run.lease_until) <= Date.now();
+/** Whether an approved request's run has lapsed at `now` (the store's clock, which wrote the lease): no receipt stored, and its lease ended. */
+export function lapsedRun(record: ApprovalRecord, now: number): boolean {
+  return record.status === 'approved' && record.receipt_id === null && record.run !== null && Date.parse(record.run.lease_until) <= now;
 }
 
 /** The receipt's link to the request its call went through. */

@@ -86,6 +86,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const events = new SqliteEventLog(database);
   return {
     kind: 'sqlite',
+    now,
     schemaSteps,
     receipts,
     approvals: new SqliteApprovalStore(database, { now }),

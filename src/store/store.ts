@@ -309,6 +309,12 @@ export interface Store {
   instances: InstanceRoll;
   /** the schema steps this process applied when it opened the store (an upgrade's first start), oldest first; empty when it was current */
   readonly schemaSteps?: ReadonlyArray<{ version: number; name: string }>;
+  /**
+   * The store's clock, ms since the epoch: the times it writes and judges (a request's expiry, a run's lease) are this
+   * clock's. The process's on SQLite; the database's on PostgreSQL, where instances on hosts whose clocks differ judge
+   * one another's rows: a caller comparing a stored time with "now" asks this, not `Date.now()`.
+   */
+  now(): number;
   /** a cheap round trip to the database, bounded in time */
   health(): Promise<StoreHealth>;
   close(): Promise<void>;

@@ -40,7 +40,7 @@ describe('hldp scan', () => {
   });
 });
 
-describe('hldp scan and hldp list', () => {
+describe('hldp scan, list, match and export', () => {
   // the command an author runs to see what the gateway will serve said nothing of what was not committed, where serve
   // warns and POST /v1/scan lists it: "my new tool is not there" had no explanation (review userZ9, U9-9)
   describe('when --repo is a git checkout with uncommitted definitions', () => {
@@ -67,6 +67,14 @@ describe('hldp scan and hldp list', () => {
         expect(document.uncommitted).toEqual(edited);
         expect(document.tools.map((tool) => tool.name)).toEqual(['alpha', 'beta']);
       }
+      // a match finds nothing of gamma, and an export lacks it: both say why
+      const match = await runCli(['match', 'gamma', '--repo', repo, '--json'], { env });
+      expect(match.stderr).toContain(warning);
+      expect((JSON.parse(match.stdout) as { uncommitted: string[] }).uncommitted).toEqual(edited);
+      const exported = await runCli(['export', '--format', 'openai', '--repo', repo], { env });
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(exported.stderr).toContain(warning);
+      expect(JSON.parse(exported.stdout)).toBeInstanceOf(Array);
     });
   });
 });

@@ -7,6 +7,9 @@
 // now + 30 s, and B's sweep (each second) read that lease by its own clock, 45 s ahead, as lapsed, and closed the
 // request while A ran it — whenever A's run spanned one of B's sweeps, which a loaded machine made likely. The run
 // now lasts 3 s (three of B's sweeps), and the approvals' times are the database's clock on PostgreSQL.
+// lead20: the store judged by the database's clock, but the approval desk still read a request's expiry by B's: a
+// request with 40 s to run was "expired" to an approver at B (APPROVAL_EXPIRED, "nothing ran: call the tool again"),
+// while the store, by its clock, left it pending. The request here expires in 40 s, which B's own clock has passed.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -34,7 +37,7 @@ describeWithPostgres('an approval at an instance whose host\'s clock runs 45 s a
     stops.push(() => database.drop());
     // B has another setting: a request filed at A runs at A, not at B
     // a run that spans several of B's sweeps: each would read A's lease, as B's clock reads it, and close a lapsed one
-    const { temp, before, after, serve } = await heldShowText({ pause: 3 });
+    const { temp, before, after, serve } = await heldShowText({ pause: 3, expiresInMs: 40_000 });
     stops.push(() => temp.cleanup());
     const clock = join(temp.path, 'clock-ahead.mjs');
     await writeFile(clock, AHEAD);

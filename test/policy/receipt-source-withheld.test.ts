@@ -23,6 +23,8 @@ const HELD = [
 ].join('\n');
 const PRINCIPALS = `principals:\n  bot: { roles: [agent], tools: [file-read, file-write, shell-exec] }\n  bob: { roles: [approver], token_sha256: ${hashToken(TOKENS.bob)} }\n`;
 const WITHHELD = "the host and URL of the gateway that made it, and where its repository is on that host (the folder's name is kept): an administrator can see them";
+/** the same withheld from the registry itself (/healthz, the console's Registry page): no gateway "made" a registry (review userZ9, U9-10) */
+const REGISTRY_WITHHELD = "where the registry's folder is on the gateway's host (its name is kept): an administrator can see it";
 
 interface Deployment {
   /** the instance that files and runs bot's calls, and B, another workspace on the same SQLite store */
@@ -153,12 +155,13 @@ describe('receipts read by one who is no admin, and local approvals elsewhere: t
   });
 
   // Review Z9, Z9-5: the registry's path withheld from receipts was read by every principal from /healthz's details
-  // and the console's Registry page; one rule now: they read it as a receipt's `source` is read (`sourceSeen`)
-  it("gives one who is no admin the registry's path as a receipt's source, by its folder's name, on /healthz and the console's Registry page; an admin whole (Z9-5)", { timeout: 120_000 }, async () => {
+  // and the console's Registry page; one rule now: they read it as a receipt's `source` is read (`sourceSeen`), and
+  // both say what is left out in the registry's own words, not a receipt's (review userZ9, U9-10)
+  it("gives one who is no admin the registry's path as a receipt's source, by its folder's name, on /healthz and the console's Registry page, each saying what is withheld of the registry; an admin whole (Z9-5)", { timeout: 120_000 }, async () => {
     const { a, repo } = deployment;
     const health = async (token: string) => (await (await fetch(`${a}/healthz`, { headers: { authorization: `Bearer ${token}` } })).json()) as { source: string; source_withheld?: string };
-    expect(await health(TOKENS.bot)).toMatchObject({ source: 'repo', source_withheld: WITHHELD });
-    expect(await health(TOKENS.bob)).toMatchObject({ source: 'repo', source_withheld: WITHHELD });
+    expect(await health(TOKENS.bot)).toMatchObject({ source: 'repo', source_withheld: REGISTRY_WITHHELD });
+    expect(await health(TOKENS.bob)).toMatchObject({ source: 'repo', source_withheld: REGISTRY_WITHHELD });
     const asAdmin = await health(TOKENS.admin);
     expect(asAdmin.source).toBe(repo);
     expect(asAdmin.source_withheld).toBeUndefined();
@@ -166,6 +169,7 @@ describe('receipts read by one who is no admin, and local approvals elsewhere: t
     for (const who of [TOKENS.bot, TOKENS.bob]) {
       const page = await (await fetch(`${a}/console/registry`, { headers: { cookie: await signInToConsole(a, who) } })).text();
       expect(/<dt>Source<\/dt><dd><code>([^<]*)<\/code>/.exec(page)?.[1]).toBe('repo');
+      expect(page).toContain(REGISTRY_WITHHELD.replaceAll("'", '&#39;'));
       expect(page).not.toContain(repo);
     }
     expect(await registry(TOKENS.admin)).toBe(repo);

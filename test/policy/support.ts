@@ -245,10 +245,11 @@ export interface InstanceOptions {
  * For tests of instances on one store: a registry where show-text (prints its text) is held for an approver, and two
  * configs with the test principals (show-text allowed): `before`, and `after` with a setting more (a variable for
  * shell tools, as an operator adds one), so a request filed under one is run only by an instance with the same.
- * `serve` starts a real `hldp serve` over it, one after another (the first sets the store up); the caller stops it.
+ * `expiresInMs`: the rule's `expires_in_ms`. `serve` starts a real `hldp serve` over it, one after another (the first sets the store up); the caller stops it.
  */
-export async function heldShowText(options: { pause?: number } = {}): Promise<{ repo: string; temp: { path: string; cleanup: () => Promise<void> }; before: string; after: string; serve(options: InstanceOptions): Promise<ServiceProcess> }> {
-  const { repo, temp } = await policyRepository({ 'policies/held.hdlp': HELD, 'tools/show-text/TOOL.hdlp': showText(options.pause) });
+export async function heldShowText(options: { pause?: number; expiresInMs?: number } = {}): Promise<{ repo: string; temp: { path: string; cleanup: () => Promise<void> }; before: string; after: string; serve(options: InstanceOptions): Promise<ServiceProcess> }> {
+  const held = options.expiresInMs === undefined ? HELD : `${HELD}\n    expires_in_ms: ${options.expiresInMs}`;
+  const { repo, temp } = await policyRepository({ 'policies/held.hdlp': held, 'tools/show-text/TOOL.hdlp': showText(options.pause) });
   const before = join(temp.path, 'before.yaml');
   const after = join(temp.path, 'after.yaml');
   await writeFile(before, SHOW_TEXT_PRINCIPALS);

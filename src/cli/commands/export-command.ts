@@ -12,8 +12,12 @@ export const exportCommand: Command = {
     const { exportTools, EXPORT_FORMATS } = await import('../../export/index.js');
     const format = EXPORT_FORMATS.find((known) => known === flags.format);
     if (!format) throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}${typeof flags.format === 'string' ? `, not '${flags.format}'` : ''}`);
-    const { scanFromFlags } = await import('../open-registry.js');
-    const exported = exportTools(await scanFromFlags(flags), format);
+    const { scanWithUncommitted } = await import('../open-registry.js');
+    const { index, uncommitted } = await scanWithUncommitted(flags);
+    // the specs lack an author's new tool not yet committed: said on stderr, as hldp scan and list say it
+    const { warnIfUncommitted } = await import('../uncommitted-definitions.js');
+    warnIfUncommitted(index.source, uncommitted, 'read', io);
+    const exported = exportTools(index, format);
     if (flags.json) {
       writeJson(io, exported);
       return 0;

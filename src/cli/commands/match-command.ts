@@ -17,15 +17,18 @@ export const matchCommand: Command = {
     const characters = [...intent].length;
     if (characters > MAX_INTENT_CHARACTERS) throw new UsageError(`the intent is ${characters} characters; a match takes at most ${MAX_INTENT_CHARACTERS} (as POST /v1/match does): say what you want done in fewer words`);
     const { createMatcher, createModelStage, formatMatchResult, matchWithModel, MAX_LIMIT } = await import('../../matcher/index.js');
-    const { configFromFlags, scanFromFlags } = await import('../open-registry.js');
+    const { configFromFlags, scanWithUncommitted } = await import('../open-registry.js');
     const limit = flags.limit === undefined ? undefined : Number(flags.limit);
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)) {
       throw new UsageError(`--limit must be an integer from 1 to ${MAX_LIMIT}`);
     }
-    const index = await scanFromFlags(flags);
+    const { index, uncommitted } = await scanWithUncommitted(flags);
     const { warnIfStale } = await import('../stale-index.js');
     // candidates from the last index read may lack a tool pushed since, or name one removed: said, as hldp list says it
     warnIfStale(index, io);
+    // an author's new tool, not yet committed, is matched by nothing: said, as hldp scan and list say it
+    const { warnIfUncommitted } = await import('../uncommitted-definitions.js');
+    warnIfUncommitted(index.source, uncommitted, 'read', io);
     const { matcherModel } = configFromFlags(flags, 'optional');
     const { terminalSafe } = await import('../terminal-safe.js');
     // the message holds the endpoint's own text (its error body): written as every remote text is, its controls and
@@ -33,7 +36,7 @@ export const matchCommand: Command = {
     const onFailure = (message: string): void => void io.stderr.write(`hldp match: the model stage failed (${terminalSafe(message)}); answering from the words alone\n`);
     const stage = matcherModel === undefined ? undefined : createModelStage(matcherModel, { onFailure });
     const result = await matchWithModel(await createMatcher(index).ready(intent), stage, intent, limit === undefined ? {} : { limit });
-    if (flags.json) writeJson(io, { ...result, ...(index.stale ? { stale: index.stale } : {}) });
+    if (flags.json) writeJson(io, { ...result, ...(index.stale ? { stale: index.stale } : {}), ...(uncommitted.length > 0 ? { uncommitted } : {}) });
     else writeLines(io.stdout, [formatMatchResult(result)]);
     return result.found ? 0 : 1;
   },

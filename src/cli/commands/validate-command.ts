@@ -98,7 +98,9 @@ export const validateCommand: Command = {
     // refuses (review userW, W1): asked of the gateway's own params validator
     const { gatewaySchemaProblems } = await import('../params-schema-checks.js');
     const texts = new Map(files.map((file) => [file.path, Buffer.from(file.content).toString('utf8')]));
-    const compiled = gatewaySchemaProblems(result.index, new Set(texts.keys()), texts);
+    // a file refused for its size is not read again: yaml would build it whole (review Z18, Z18-3; Z19, Z19-5)
+    const outsized = new Set(result.errors.filter((diagnostic) => diagnostic.code === 'YAML_RESOURCE_LIMIT').map((diagnostic) => diagnostic.file));
+    const compiled = gatewaySchemaProblems(result.index, new Set(texts.keys()), texts, outsized);
     // rules the gateway reads as written but whose author may not mean them (an allow that skips require_confirm)
     const { policyWarnings, undecidableApprovals, PolicySet } = await import('../../policy/index.js');
     const given = new Set(files.map((file) => file.path));
@@ -106,8 +108,7 @@ export const validateCommand: Command = {
     const conditions = result.index.policies?.length ? PolicySet.of(result.index).conditions.filter((diagnostic) => given.has(diagnostic.file)) : [];
     // what a file refused for another error declares is still checked against the registry (review userZ9, U9-4)
     const { refusedSkillToolsetErrors, refusedToolAliasWarnings } = await import('../refused-definitions.js');
-    // …but a file refused for its size is not read again: yaml would build it whole (review Z18, Z18-3)
-    const outsized = new Set(result.errors.filter((diagnostic) => diagnostic.code === 'YAML_RESOURCE_LIMIT').map((diagnostic) => diagnostic.file));
+    // …but not a file refused for its size (above)
     const readable = files.filter((file) => !outsized.has(file.path));
     const refusedAliases = refusedToolAliasWarnings(readable, result.index);
     const errors = [...refusedSkillToolsetErrors(readable, result.index), ...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors, ...compiled.filter((diagnostic) => diagnostic.severity === 'error'), ...conditions.filter((diagnostic) => diagnostic.severity === 'error')];

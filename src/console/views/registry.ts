@@ -1,4 +1,4 @@
-import { formatDiagnostic, SOURCE_WITHHELD, sourceSeen, toolCount, toolNameAt, toolsOf, type ScanProblems, type ToolDefinition, type ToolIndex } from '../../core/index.js';
+import { formatDiagnostic, registrySourceSeen, toolCount, toolNameAt, toolsOf, type ScanProblems, type ToolDefinition, type ToolIndex } from '../../core/index.js';
 import type { HldpEvent } from '../../events/index.js';
 import { html, type Html } from '../html.js';
 import { time } from './layout.js';
@@ -70,20 +70,6 @@ ${page.length === 0 ? html`<p class="muted">None.</p>` : html`<p class="muted" d
 ${pages}
 <div class="tools">${page.map(toolCard)}</div>
 ${pages}`;
-}
-
-/**
- * The registry's source as one who is no admin reads it: as a receipt's `source` is read (`sourceSeen`: a remote by its
- * URL without credentials, query or fragment, a folder by its name; review Z9, Z9-5), with a note of this page's own
- * on what is left out. The receipts' note says "the host and URL of the gateway that made it", which here read as if
- * the page were a receipt (review userZ9, U9-10).
- */
-function registrySourceSeen(source: string): { repository: string; withheld: string } {
-  const seen = sourceSeen({ repository: source });
-  const withheld = seen.withheld === SOURCE_WITHHELD
-    ? "any credentials, query or fragment in the registry's URL: an administrator can see it whole"
-    : "where the registry's folder is on the gateway's host (its name is kept): an administrator can see it";
-  return { repository: seen.repository, withheld };
 }
 
 /**

@@ -1,6 +1,6 @@
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { isLoopback, sourceSeen, toolCount, type Role } from '../../core/index.js';
+import { isLoopback, registrySourceSeen, toolCount, type Role } from '../../core/index.js';
 import { documentedRoutes, errorHandler, loopbackHostGuard, methodGuard, notFoundHandler, receiptReadsOf, requestLog } from '../../http-edge/index.js';
 import { sandboxHealth } from '../../sandbox/index.js';
 import { securityHeaders } from '../../console/index.js';
@@ -74,8 +74,9 @@ export function createApp(options: AppOptions): Express {
       return;
     }
     // the registry's path on this host as a receipt's `source.repository` is read: whole by an admin, else by its
-    // folder's name (or remote URL without credentials) and `source_withheld` saying so (review Z9, Z9-5)
-    const seen = reader.roles.has('admin') ? { repository: index.source } : sourceSeen({ repository: index.source });
+    // folder's name (or remote URL without credentials) and `source_withheld` saying so in the registry's own words,
+    // as the console's Registry page does (review Z9, Z9-5; userZ9, U9-10)
+    const seen: { repository: string; withheld?: string } = reader.roles.has('admin') ? { repository: index.source } : registrySourceSeen(index.source);
     response.json({
       status,
       source: seen.repository, ...(seen.withheld ? { source_withheld: seen.withheld } : {}), commit: index.commit, tools: toolCount(index), errors: index.errors.length,

@@ -57,6 +57,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const events = new PostgresEventLog(sql);
   return {
     kind: 'postgres',
+    now,
     schemaSteps: POSTGRES_MIGRATIONS.filter((migration) => applied.includes(migration.version)).map(({ version, name }) => ({ version, name })),
     receipts,
     approvals: new PostgresApprovalStore(sql, { now }),
