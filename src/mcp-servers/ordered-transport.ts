@@ -61,10 +61,10 @@ const INTERNAL_ERROR = -32603;
  * Given `onBroke`, it also holds the server to UnaskedCount, as the stdio transport holds its own (which counts lines
  * before they are parsed): what counts is every request and notification of the server's, every answer to no request
  * waiting (ids matched as the SDK matches them, `answered()`), and every message the SDK could not read, while no
- * request of ours waits. Past the count for SUSTAINED_SECONDS running the connection is closed, what the server still
- * sends is dropped, and the next call connects anew: a batch an SDK server logs on its standalone GET stream during a
- * call is still read for a moment after the call's answer, as the two streams have no order between them (review Z18,
- * Z18-4). An HTTP server streaming notifications on its standalone GET stream was read, parsed and validated for the
+ * request of ours waits. Once its allowance (TAIL_ALLOWANCE, refilled at UNASKED_PER_SECOND) is spent the connection
+ * is closed, what the server still sends is dropped, and the next call connects anew: a batch an SDK server logs on its
+ * standalone GET stream during a call is still read after the call's answer, as the two streams have no order between
+ * them (review Z18, Z18-4; Z19, Z19-6). An HTTP server streaming notifications on its standalone GET stream was read, parsed and validated for the
  * idle_ms after every call (review Z16, Z16-4: 20 % of the gateway's core, /healthz 5 → 165 ms).
  */
 export class OrderedTransport implements Transport {
@@ -119,7 +119,14 @@ export class OrderedTransport implements Transport {
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if ('method' in message) {
-      if ('id' in message) this.#unanswered.add(answered(message.id));
+      if ('id' in message) {
+        this.#unanswered.add(answered(message.id));
+        // each call's tail gets the whole allowance: while the call waits its server may log without limit, so the tail
+        // of that batch read after the answer costs no more than the batch did; refilled only at the rate, a second
+        // call back to back met the first's tail spent (an SDK server logging 20,000 items, three calls: the second
+        // stopped it whenever the gateway read faster than the server wrote, as on a quiet host; lead20)
+        if (message.method === 'tools/call') this.#unasked.refill();
+      }
       else if (message.method === 'notifications/cancelled') {
         const cancelled = (message.params as { requestId?: string | number } | undefined)?.requestId;
         if (cancelled !== undefined) this.#unanswered.delete(answered(cancelled));

@@ -1,8 +1,8 @@
 /** Messages no request of the gateway's asked for (notifications, the server's requests) allowed in a second; past it the server is stopped. */
 export const UNASKED_PER_SECOND = 1000;
 
-/** Why a server past UNASKED_PER_SECOND was stopped: for the gateway's log and the next call of its tools. */
-export const UNASKED_FLOOD = `it sent more than ${UNASKED_PER_SECOND} messages in a second that no request asked for`;
+/** Why a server that spent its allowance (UnaskedCount) was stopped: for the gateway's log and the next call of its tools. */
+export const UNASKED_FLOOD = `it sent messages that no request asked for faster than ${UNASKED_PER_SECOND} a second, past its allowance`;
 
 /**
  * The allowance of messages no request of the gateway's asked for that a server of either transport is held to (each
@@ -27,6 +27,11 @@ export class UnaskedCount {
     private readonly now: () => number = () => performance.now(),
   ) {
     this.#allowance = capacity;
+  }
+
+  /** Fills the allowance again: what is read after a call's answer is that call's own tail (see OrderedTransport). */
+  refill(): void {
+    this.#allowance = this.capacity;
   }
 
   /** Counts one such message: false once the allowance is spent. */
