@@ -1,6 +1,6 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { answered, UNASKED_FLOOD, UNASKED_PER_SECOND, UnaskedCount } from './unasked-count.js';
+import { answered, UNASKED_FLOOD, UnaskedCount } from './unasked-count.js';
 
 /** The data of the error `unanswered` hands on: made here, so no server can send one. */
 export class AnswerLost {
@@ -39,14 +39,8 @@ export class Received {
 
 const MAX_NAMED = 8;
 
-/**
- * The allowance of unasked messages an HTTP server is held to (UnaskedCount): its logs come on the standalone GET
- * stream, with no order against a call's answer, so what a batch logged during a call is read after the answer — up to
- * the whole batch (an SDK-built server logging 20,000 items: review Z19, Z19-6). Reading that tail costs the gateway no
- * more than the batch did during the call, and the allowance refills as it is read; a flood read at r a second is
- * stopped after 20,000 / (r - 1,000) s (at 10,000 a second ~2 s; at load 15 on 2 cores the gateway read ~2,800 a second).
- */
-const TAIL_ALLOWANCE = 20 * UNASKED_PER_SECOND;
+/** Seconds running an HTTP server must be past UnaskedCount's count to be stopped: a batch logged on the standalone GET stream during a call is still read for a moment after the call's answer. */
+const SUSTAINED_SECONDS = 3;
 
 // JSON-RPC's "internal error": not the SDK's ConnectionClosed, which drops the connection every other call shares
 const INTERNAL_ERROR = -32603;
@@ -61,10 +55,10 @@ const INTERNAL_ERROR = -32603;
  * Given `onBroke`, it also holds the server to UnaskedCount, as the stdio transport holds its own (which counts lines
  * before they are parsed): what counts is every request and notification of the server's, every answer to no request
  * waiting (ids matched as the SDK matches them, `answered()`), and every message the SDK could not read, while no
- * request of ours waits. Once its allowance (TAIL_ALLOWANCE, refilled at UNASKED_PER_SECOND) is spent the connection
- * is closed, what the server still sends is dropped, and the next call connects anew: a batch an SDK server logs on its
- * standalone GET stream during a call is still read after the call's answer, as the two streams have no order between
- * them (review Z18, Z18-4; Z19, Z19-6). An HTTP server streaming notifications on its standalone GET stream was read, parsed and validated for the
+ * request of ours waits. Past the count for SUSTAINED_SECONDS running the connection is closed, what the server still
+ * sends is dropped, and the next call connects anew: a batch an SDK server logs on its standalone GET stream during a
+ * call is still read for a moment after the call's answer, as the two streams have no order between them (review Z18,
+ * Z18-4). An HTTP server streaming notifications on its standalone GET stream was read, parsed and validated for the
  * idle_ms after every call (review Z16, Z16-4: 20 % of the gateway's core, /healthz 5 → 165 ms).
  */
 export class OrderedTransport implements Transport {
@@ -76,7 +70,7 @@ export class OrderedTransport implements Transport {
   #unanswered = new Set<number>();
   /** what the server sent besides answers, since the connection started */
   readonly received = new Received();
-  readonly #unasked = new UnaskedCount(TAIL_ALLOWANCE);
+  readonly #unasked = new UnaskedCount(SUSTAINED_SECONDS);
   /** why the connection was closed for breaking the protocol */
   #broke: string | undefined;
 
@@ -119,14 +113,7 @@ export class OrderedTransport implements Transport {
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if ('method' in message) {
-      if ('id' in message) {
-        this.#unanswered.add(answered(message.id));
-        // each call's tail gets the whole allowance: while the call waits its server may log without limit, so the tail
-        // of that batch read after the answer costs no more than the batch did; refilled only at the rate, a second
-        // call back to back met the first's tail spent (an SDK server logging 20,000 items, three calls: the second
-        // stopped it whenever the gateway read faster than the server wrote, as on a quiet host; lead20)
-        if (message.method === 'tools/call') this.#unasked.refill();
-      }
+      if ('id' in message) this.#unanswered.add(answered(message.id));
       else if (message.method === 'notifications/cancelled') {
         const cancelled = (message.params as { requestId?: string | number } | undefined)?.requestId;
         if (cancelled !== undefined) this.#unanswered.delete(answered(cancelled));

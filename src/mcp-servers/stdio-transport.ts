@@ -85,7 +85,7 @@ export class LaunchedStdioTransport implements Transport {
   /** lines handed on in this turn of the loop, and whether reading waits for the next turn */
   #linesThisTurn = 0;
   #yielding = false;
-  /** one second's allowance: a stdio server's lines come in order, so nothing it logged during a call is read after the call's answer */
+  /** messages nobody asked for, a second at a time */
   readonly #unasked = new UnaskedCount();
 
   constructor(private readonly launch: ServerLaunch) {}
