@@ -10,6 +10,9 @@
 // lead20: the store judged by the database's clock, but the approval desk still read a request's expiry by B's: a
 // request with 40 s to run was "expired" to an approver at B (APPROVAL_EXPIRED, "nothing ran: call the tool again"),
 // while the store, by its clock, left it pending. The request here expires in 40 s, which B's own clock has passed.
+// lead21: the database's clock was read once at open and the store's time was B's wall clock plus that offset, so a
+// host clock stepped after B started (NTP, a VM resumed) moved the store's time with it: B, in step at its start and
+// 45 s ahead since, refused the same approval as expired. The store's time now runs on the monotonic clock.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -24,6 +27,19 @@ class AheadDate extends RealDate {
   static now() { return RealDate.now() + ahead; }
 }
 globalThis.Date = AheadDate;
+`;
+
+// loaded by B's node: its host's clock in step until the file STEP names appears, then 45 s ahead (a step after the open)
+const STEPPED = `import { existsSync } from 'node:fs';
+let ahead = 0;
+const RealDate = Date;
+const watch = setInterval(() => { if (existsSync(process.env.STEP)) { ahead = 45_000; clearInterval(watch); } }, 50);
+watch.unref();
+class SteppedDate extends RealDate {
+  constructor(...args) { if (args.length === 0) super(RealDate.now() + ahead); else super(...args); }
+  static now() { return RealDate.now() + ahead; }
+}
+globalThis.Date = SteppedDate;
 `;
 
 describeWithPostgres('an approval at an instance whose host\'s clock runs 45 s ahead of the filer\'s, one PostgreSQL store (review Z12, Z12-8)', () => {
@@ -57,5 +73,31 @@ describeWithPostgres('an approval at an instance whose host\'s clock runs 45 s a
     const { receipt } = await receiptOf(a.url, id);
     expect(receipt, `${receipt.code}: ${receipt.error}`).toMatchObject({ ok: true, output: 'across the skew\n', approval: { id, decided_by: 'alice' } });
     expect(b.stderr()).not.toContain('could not renew');
+  });
+
+  it('is recorded (202) and runs when B\'s clock was stepped 45 s ahead after B started: the store keeps the database\'s time', { timeout: 300_000 }, async () => {
+    const database = await createTestDatabase();
+    stops.push(() => database.drop());
+    const { temp, before, after, serve } = await heldShowText({ expiresInMs: 40_000 });
+    stops.push(() => temp.cleanup());
+    const clock = join(temp.path, 'clock-stepped.mjs');
+    const step = join(temp.path, 'step-now');
+    await writeFile(clock, STEPPED);
+    const store = { HLDP_STORE_URL: database.url };
+    const a = await serve({ name: 'a', config: before, store });
+    stops.push(() => a.stop());
+    const b = await serve({ name: 'b', config: after, store: { ...store, STEP: step }, node: ['--import', clock] });
+    stops.push(() => b.stop());
+    // B has started (its store read the database's clock in step): now its host's clock steps ahead
+    await writeFile(step, '');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    const filed = await api(a.url, 'POST', '/v1/call', { who: 'bot', body: { tool: 'show-text', params: { text: 'after the step' } } });
+    expect(filed.status, JSON.stringify(filed.body)).toBe(202);
+    const id = filed.body.id as string;
+    const approved = await api(b.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(202);
+    const { receipt } = await receiptOf(a.url, id);
+    expect(receipt, `${receipt.code}: ${receipt.error}`).toMatchObject({ ok: true, output: 'after the step\n', approval: { id, decided_by: 'alice' } });
   });
 });

@@ -26,16 +26,21 @@ export interface PostgresStoreOptions extends ConnectOptions {
 }
 
 const HEALTH_TIMEOUT_MS = 2000;
+/** how often the database's clock is read again: a step of its clock (or a drift of ours) is followed within it */
+const RESYNC_MS = 60_000;
 
 /** Connects to PostgreSQL and brings its schema forward (safe when several instances start at once); throws `StoreError` if it cannot. */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
   const sql = connect(options);
-  // the database's clock, read once at open (a clock the caller gives is taken as it is): what one instance writes
+  // the database's clock, read at open (a clock the caller gives is taken as it is): what one instance writes
   // (an approval's lease and expiry, a bus message's time, its row in the roll of live instances) every other judges,
   // and by each one's own clock an instance whose host ran 45 s ahead read a 30 s lease another had just taken as
   // lapsed, and closed the request as interrupted while it ran (fc25, test/policy/approval-clock-skew)
-  let offset = 0;
-  const now = options.now ?? ((): number => Date.now() + offset);
+  // It runs on the monotonic clock from the last reading, not on the host's wall clock, and is read again each minute:
+  // a host clock stepped after the open (NTP, a VM resumed) moved the store's time with it, and a gateway started in
+  // step with its database and then stepped 45 s ahead refused fresh approvals as expired (lead21)
+  const clock = new DatabaseClock();
+  const now = options.now ?? ((): number => clock.now());
   let who: ConnectedAs | undefined;
   let applied: number[];
   try {
@@ -43,7 +48,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     who = { role, database };
     // the chain hashes the text as this process sent it: the database must keep every character as sent
     if (encoding !== 'UTF8') throw new Error(`the database's encoding is ${encoding}; create it with ENCODING 'UTF8'`);
-    if (!options.now) offset = await databaseClockOffset(sql);
+    if (!options.now) clock.set(await readDatabaseClock(sql));
     applied = await migratePostgres(sql, now);
   } catch (error) {
     await sql.end({ timeout: 1 });
@@ -55,6 +60,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   const secrets = new PostgresDeploymentSecrets(sql, { now });
   const bus = new PostgresBus(sql, secrets, { now, ...(options.warn ? { warn: options.warn } : {}) });
   const events = new PostgresEventLog(sql);
+  const resync = options.now ? undefined : setInterval(() => {
+    readDatabaseClock(sql).then((reading) => clock.set(reading), () => undefined); // unreachable now: the last reading's clock goes on
+  }, RESYNC_MS).unref();
   return {
     kind: 'postgres',
     now,
@@ -85,6 +93,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       }
     },
     close: async () => {
+      clearInterval(resync);
       await receipts.close();
       await events.flush();
       await bus.close();
@@ -93,12 +102,25 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   };
 }
 
+/** The database's time: its clock as last read, carried forward by this process's monotonic clock. */
+class DatabaseClock {
+  #at = Date.now();
+  #since = performance.now();
+  set({ at, since }: { at: number; since: number }): void {
+    this.#at = at;
+    this.#since = since;
+  }
+  now(): number {
+    return Math.round(this.#at + performance.now() - this.#since);
+  }
+}
+
 /**
- * How far the database's clock is ahead of this process's, in ms (negative: behind), read once at open to within half
- * a round trip: the store's clock is this process's plus it, so every instance of one store keeps one time.
+ * The database's clock, read to within half a round trip: its time (`at`) when this process's monotonic clock read
+ * `since`, so that the store's time does not follow a step of the host's wall clock.
  */
-async function databaseClockOffset(sql: ReturnType<typeof connect>): Promise<number> {
-  const sent = Date.now();
+async function readDatabaseClock(sql: ReturnType<typeof connect>): Promise<{ at: number; since: number }> {
+  const sent = performance.now();
   const [{ ms }] = (await sql`SELECT (extract(epoch from clock_timestamp()) * 1000)::float8 AS ms`) as unknown as [{ ms: number }];
-  return Math.round(ms - (sent + Date.now()) / 2);
+  return { at: ms, since: (sent + performance.now()) / 2 };
 }
