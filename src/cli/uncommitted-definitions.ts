@@ -35,6 +35,12 @@ export async function uncommittedDefinitions(repo: string, ref: string | undefin
 }
 
 /**
+ * How many definitions the warning names: a generator's 10,000 new tools made one line of ~600 KB on every command's
+ * stderr and every start's log (the list in `--json` and POST /v1/scan is whole)
+ */
+const WARNING_NAMES = 20;
+
+/**
  * What a command says of a checkout's `uncommitted` definitions (see `uncommittedDefinitions`): `hldp serve` that it
  * serves them not (`served`, and how a commit is then found), `hldp scan` and `hldp list` that the index they print
  * holds them not (`read`: an author's "my new tool is not there" had no explanation; review userZ9, U9-9).
@@ -42,7 +48,8 @@ export async function uncommittedDefinitions(repo: string, ref: string | undefin
 function uncommittedWarning(source: string, uncommitted: readonly string[], as: 'served' | 'read'): string {
   const not = as === 'served' ? 'are not' : 'are not in this index';
   const then = as === 'served' ? ' (a commit is found at the next poll, or POST /v1/scan)' : '';
-  return `${source} is ${as} as committed at HEAD, so ${uncommitted.length} definition(s) edited since ${not}: ${uncommitted.join(', ')}; commit them${then}`;
+  const named = uncommitted.length > WARNING_NAMES ? `${uncommitted.slice(0, WARNING_NAMES).join(', ')} and ${uncommitted.length - WARNING_NAMES} more (git status lists them)` : uncommitted.join(', ');
+  return `${source} is ${as} as committed at HEAD, so ${uncommitted.length} definition(s) edited since ${not}: ${named}; commit them${then}`;
 }
 
 /** The WARNING on stderr of `uncommittedWarning`; nothing when there is no such definition. */

@@ -76,6 +76,19 @@ describe('hldp scan, list, match and export', () => {
       expect(exported.stderr).toContain(warning);
       expect(JSON.parse(exported.stdout)).toBeInstanceOf(Array);
     });
+
+    it('name the first 20 on stderr and count the rest, and list every one in --json', async () => {
+      const repo = await initRepository(join(folder.path, 'generated'));
+      await commitFiles(repo, { 'tools/alpha/TOOL.hdlp': makeToolYaml('alpha') });
+      const names = Array.from({ length: 25 }, (_, i) => `gen-${String(i).padStart(2, '0')}`);
+      await writeFiles(repo, Object.fromEntries(names.map((name) => [`tools/${name}/TOOL.hdlp`, makeToolYaml(name)])));
+      const run = await runCli(['list', '--repo', repo, '--json'], { env: folder.cliEnv() });
+      expect(run.code, run.stderr).toBe(0);
+      const edited = names.map((name) => `tools/${name}/TOOL.hdlp (new, not committed)`);
+      expect(run.stderr).toContain(`so 25 definition(s) edited since are not in this index: ${edited.slice(0, 20).join(', ')} and 5 more (git status lists them); commit them\n`);
+      expect(run.stderr).not.toContain('gen-20');
+      expect((JSON.parse(run.stdout) as { uncommitted: string[] }).uncommitted).toEqual(edited);
+    });
   });
 });
 
