@@ -29,7 +29,7 @@ async function hookedRepository(files: Record<string, string>): Promise<string> 
   const readme = await readFile(README, 'utf8');
   const block = /```sh\n(# \.git\/hooks\/pre-commit[^\n]*\n[\s\S]*?)```/.exec(readme)?.[1];
   if (!block) throw new Error('README.md has no ```sh block starting with "# .git/hooks/pre-commit"');
-  await writeFiles(repo, { '.git/hooks/pre-commit': `#!/bin/sh\n${block.replaceAll('npx --prefix /path/to/brush-holder hldp', `'${process.execPath}' '${HLDP_BIN}'`)}` });
+  await writeFiles(repo, { '.git/hooks/pre-commit': `#!/bin/sh\n${block.replaceAll('node /path/to/brush-holder/bin/hldp.js', `'${process.execPath}' '${HLDP_BIN}'`)}` });
   await chmod(join(repo, '.git/hooks/pre-commit'), 0o755);
   return repo;
 }

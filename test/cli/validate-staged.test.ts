@@ -15,13 +15,13 @@ const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 const echoTool = (name: string): string => makeToolYaml(name, { executor: 'shell', method: 'run', shell: `{ argv: [echo, ${name}] }` });
 const POLICY = 'name: team\nauthor: TEST-001\nwhy: tests need a policy\naccess:\n  - tools: [echo-a]\n    roles: [trusted]\n';
 
-/** The pre-commit hook exactly as the README gives it, running this checkout's CLI instead of `npx --prefix …`. */
+/** The pre-commit hook exactly as the README gives it, running this checkout's CLI (the node running the tests and this checkout's bin/hldp.js). */
 async function documentedHook(): Promise<string> {
   const readme = await readFile(README, 'utf8');
   const block = /```sh\n(# \.git\/hooks\/pre-commit[^\n]*\n[\s\S]*?)```/.exec(readme)?.[1];
   if (!block) throw new Error('README.md has no ```sh block starting with "# .git/hooks/pre-commit"');
-  expect(block).toContain('npx --prefix /path/to/brush-holder hldp');
-  return `#!/bin/sh\n${block.replaceAll('npx --prefix /path/to/brush-holder hldp', `'${process.execPath}' '${HLDP_BIN}'`)}`;
+  expect(block).toContain('node /path/to/brush-holder/bin/hldp.js');
+  return `#!/bin/sh\n${block.replaceAll('node /path/to/brush-holder/bin/hldp.js', `'${process.execPath}' '${HLDP_BIN}'`)}`;
 }
 
 /** A tools repository with the README's hook installed, its first commit made. */
