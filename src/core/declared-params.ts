@@ -79,9 +79,40 @@ function closes(root: JsonSchema): boolean {
     const part = next.pop();
     if (!isObject(part) || seen.has(part)) continue;
     seen.add(part);
-    if (part['additionalProperties'] === false || part['unevaluatedProperties'] === false) return true;
+    if (part['additionalProperties'] === false) return true;
+    if (part['unevaluatedProperties'] === false && !evaluatesEvery(root, part)) return true;
     if (typeof part['$ref'] === 'string') next.push(pointed(root, part['$ref']));
     if (Array.isArray(part['allOf'])) next.push(...(part['allOf'] as unknown[]));
+  }
+  return false;
+}
+
+/**
+ * Whether `part` or a subschema applying in place to the same object (allOf/anyOf/oneOf, if/then/else,
+ * dependentSchemas, a `$ref` into the same schema) has an additionalProperties other than false: it evaluates every
+ * property the others do not name, so the part's `unevaluatedProperties: false` refuses none (review Z20, Z20-3: a
+ * `$ref` to `{ properties, additionalProperties: { type: string }, unevaluatedProperties: false }` took extra string
+ * params, and a policy's condition on one was refused as naming a param the tool does not take). A reference it cannot
+ * follow, or a schema past MAX_PARTS, may hold one.
+ */
+function evaluatesEvery(root: JsonSchema, part: JsonSchema): boolean {
+  const seen = new Set<object>();
+  const next: unknown[] = [part];
+  while (next.length > 0) {
+    const here = next.pop();
+    if (!isObject(here) || seen.has(here)) continue;
+    if (seen.size >= MAX_PARTS) return true;
+    seen.add(here);
+    if (here['additionalProperties'] !== undefined && here['additionalProperties'] !== false) return true;
+    for (const keyword of IN_PLACE) if (Array.isArray(here[keyword])) next.push(...(here[keyword] as unknown[]));
+    for (const keyword of BRANCHES) next.push(here[keyword]);
+    if (isObject(here['dependentSchemas'])) next.push(...Object.values(here['dependentSchemas']));
+    if (here['$ref'] !== undefined) {
+      const target = typeof here['$ref'] === 'string' ? pointed(root, here['$ref']) : undefined;
+      if (target === undefined) return true;
+      next.push(target);
+    }
+    if (here['$dynamicRef'] !== undefined) return true;
   }
   return false;
 }
