@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { SignOutList } from './store.js';
+import { SIGN_OUT_KEPT_PAST_EXPIRY_MS, type SignOutList } from './store.js';
 
-/** Console sign-outs in the `console_sign_outs` table; each sign-out drops the rows whose cookies have expired since. */
+/** Console sign-outs in the `console_sign_outs` table; each sign-out drops the rows whose cookies expired an hour or more ago. */
 export class SqliteSignOuts implements SignOutList {
   readonly #insert: Statement<[string, number]>;
   readonly #prune: Statement<[number]>;
@@ -15,7 +15,7 @@ export class SqliteSignOuts implements SignOutList {
     this.#get = database.prepare('SELECT id FROM console_sign_outs WHERE id = ?');
     this.#now = options.now;
     const add = database.transaction((id: string, expiresMs: number) => {
-      this.#prune.run(this.#now());
+      this.#prune.run(this.#now() - SIGN_OUT_KEPT_PAST_EXPIRY_MS);
       this.#insert.run(id, expiresMs);
     });
     // the write lock first, waited for: a deferred transaction that another process's commit overtakes fails at once

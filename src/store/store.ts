@@ -229,14 +229,22 @@ export interface DeploymentSecrets {
 
 /**
  * Console sign-ins signed out before their cookies expired, shared by every instance and process on the store: a
- * cookie signed out at one instance is refused at all of them. Kept until the cookie would have expired anyway.
+ * cookie signed out at one instance is refused at all of them. Kept until an hour after the cookie would have expired
+ * anyway (`SIGN_OUT_KEPT_PAST_EXPIRY_MS`).
  */
 export interface SignOutList {
-  /** records that the sign-in `id` is signed out, until `expiresMs`; drops the records of cookies that have expired since */
+  /** records that the sign-in `id` is signed out, until `expiresMs`; drops the records of cookies that expired an hour or more ago */
   add(id: string, expiresMs: number): Promise<void>;
   /** whether the sign-in `id` was signed out */
   has(id: string): Promise<boolean>;
 }
+
+/**
+ * How long past its cookie's expiry a sign-out is kept: instances judge cookies by their own store clocks, which may
+ * differ by the drift between their readings of the database's, and an instance ahead pruned a sign-out whose cookie
+ * one behind still took (review Z20, Z20-6). The rows are tiny.
+ */
+export const SIGN_OUT_KEPT_PAST_EXPIRY_MS = 60 * 60 * 1000;
 
 /** A serving process (hldp serve, hldp mcp) as the roll of live instances holds it: who it is, where it runs calls, how long since it said so. */
 export interface LiveInstance {
