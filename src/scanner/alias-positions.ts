@@ -1,6 +1,6 @@
 import type { Diagnostic } from '../core/index.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
-import type { ToolEntry } from './sources/source.js';
+import { ScanStopped, type ToolEntry } from './sources/source.js';
 import type { Position } from './yaml-locator.js';
 import { definitionText, readYamlMapping, type YamlMapping } from './yaml-mapping.js';
 import { yamlModule } from './yaml-module.js';
@@ -44,13 +44,21 @@ export function placeAliasConflicts(warnings: readonly Diagnostic[], toPlace: re
   return placed;
 }
 
-/** {@link placeAliasConflicts} reading each file from the source (one that cannot be read leaves its warning where it was). */
+/**
+ * {@link placeAliasConflicts} reading each file from the source (one that cannot be read leaves its warning where it
+ * was). A scan stopped meanwhile (`ScanStopped`: a service stopped while it starts) is no file that cannot be read: it
+ * ends the placement, and so the scan, which keeps nothing — taken for a missing position, the stop let the scan go on
+ * and keep its cache file with each such warning at its file's first line, served so by every later start.
+ */
 export async function placeAliasConflictsReading(warnings: readonly Diagnostic[], toPlace: readonly AliasToPlace[], read: (entry: ToolEntry) => Promise<DefinitionFile | Diagnostic>): Promise<Diagnostic[]> {
   if (toPlace.length === 0) return warnings.slice();
   const texts = new Map<ToolEntry, string>();
   for (const { entry } of toPlace) {
     if (texts.has(entry)) continue;
-    const file = await read(entry).catch(() => undefined);
+    const file = await read(entry).catch((error: unknown) => {
+      if (error instanceof ScanStopped) throw error;
+      return undefined;
+    });
     if (file && 'content' in file) texts.set(entry, textOfFile(file));
   }
   return placeAliasConflicts(warnings, toPlace, (entry) => texts.get(entry));
