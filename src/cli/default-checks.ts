@@ -1,6 +1,6 @@
 import type { Diagnostic, JsonSchema, ToolDefinition } from '../core/index.js';
 import type { ParamsValidator } from '../matcher/index.js';
-import { normaliseParamsSchema, withDuplicateKeys, yamlModule, YAML_OPTIONS } from '../scanner/index.js';
+import { countedDocument, normaliseParamsSchema, withDuplicateKeys } from '../scanner/index.js';
 import type { SchemaPlace } from './params-schema-checks.js';
 
 // A parameter's `default` is what every call that leaves it out is checked with (ajv's useDefaults), so a default its
@@ -46,8 +46,12 @@ export function defaultsOutsideSchema(tool: ToolDefinition, validator: ParamsVal
 export function brokenToolDefaults(path: string, text: string, validator: ParamsValidator, place: SchemaPlace): Diagnostic[] {
   let written: unknown;
   try {
-    // yaml's own duplicate-key check is quadratic in a mapping's keys (review Z14, Z14-3): the linear one, same errors
-    const document = yamlModule().parseDocument(text, { ...YAML_OPTIONS, uniqueKeys: false });
+    // yaml's own duplicate-key check is quadratic in a mapping's keys (review Z14, Z14-3): the linear one, same errors;
+    // a text nested past, or of more values than, what yaml is let build is its definition's error alone (review
+    // Z15-3, Z18-3)
+    const counted = countedDocument(text, { uniqueKeys: false });
+    if ('refused' in counted) return [];
+    const { document } = counted;
     withDuplicateKeys(document);
     if (document.errors.length > 0) return [];
     written = document.toJS();

@@ -1,6 +1,6 @@
 import { nearWord, schemaGraph, type Diagnostic, type JsonSchema, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { createParamsValidator, PARAMS_FORMATS, type ParamsValidator } from '../matcher/index.js';
-import { lexedPast, YamlLocator, yamlModule, YAML_OPTIONS, type Position } from '../scanner/index.js';
+import { countedDocument, type Position } from '../scanner/index.js';
 import { brokenToolDefaults, defaultsOutsideSchema } from './default-checks.js';
 
 // The scan checks a params schema against JSON Schema's meta-schema, but does not compile it: ajv's compile costs
@@ -33,9 +33,9 @@ export function gatewaySchemaProblems(index: ToolIndex, given: ReadonlySet<strin
   const served = new Set((index.tools as ToolDefinition[]).map((tool) => tool.source.path));
   for (const path of given) {
     const text = texts.get(path);
-    // nor is a text nested past, or of more values than, what yaml is asked to build: its definition's error says so
-    // (review Z15-3, Z18-3)
-    if (served.has(path) || refused.has(path) || text === undefined || !TOOL_FILE.test(path) || lexedPast(text) !== undefined) continue;
+    // nor is a text nested past, or of more values than, what yaml is let build (brokenToolDefaults: countedDocument):
+    // its definition's error says so (review Z15-3, Z18-3)
+    if (served.has(path) || refused.has(path) || text === undefined || !TOOL_FILE.test(path)) continue;
     found.push(...brokenToolDefaults(path, text, validator, schemaPlace(text)));
   }
   return found;
@@ -80,12 +80,11 @@ function schemaPlace(text: string | undefined): SchemaPlace {
 }
 
 function locator(text: string): SchemaPlace | undefined {
-  const { LineCounter, parseDocument } = yamlModule();
-  const lineCounter = new LineCounter();
   try {
     // positions only: yaml's own duplicate-key check, quadratic in a mapping's keys, is left out (review Z14, Z14-3)
-    const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS, uniqueKeys: false });
-    const positions = new YamlLocator(document, lineCounter);
+    const counted = countedDocument(text, { uniqueKeys: false });
+    if ('refused' in counted) return undefined;
+    const { document, locator: positions } = counted;
     const shorthand = (document.toJS() as { params_schema?: JsonSchema } | null)?.params_schema?.type !== 'object';
     return (path, key = false) => {
       const written = shorthand && path[0] === 'properties' ? path.slice(1) : path;

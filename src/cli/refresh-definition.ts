@@ -3,7 +3,11 @@ import { lstat, open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { isMap, isScalar, parseDocument, type Document, type Scalar, type YAMLMap } from 'yaml';
+import { countedDocument } from '../scanner/index.js';
 import { documentText, yamlText } from './mcp-drafts.js';
+
+// the existing file is read as it always was here, with yaml's own defaults (a key twice is an error, tags resolved)
+const YAML_DEFAULTS = { prettyErrors: true, uniqueKeys: true, resolveKnownTags: true };
 
 // what a draft takes from the server's tools/list; everything else in a definition is the reviewer's (review userX, X5)
 const SERVER_FIELDS = ['display', 'intent', 'params_schema', 'output_schema'] as const;
@@ -30,8 +34,11 @@ export async function refreshOver(out: string, name: string, draft: string): Pro
   const path = join(resolve(out), name, 'TOOL.hdlp');
   const existing = await readRegularFile(path);
   if (existing === undefined) return { ok: true, text: draft };
-  const reviewed = parseDocument(existing);
-  // a file that is no YAML mapping holds no reviewed field to keep: --force drafts it anew, as it always did
+  // a file that is no YAML mapping holds no reviewed field to keep: --force drafts it anew, as it always did; so does
+  // one the scan refuses before yaml builds it (nested too deep, too many values), which yaml built whole here (sig27)
+  const counted = countedDocument(existing, YAML_DEFAULTS);
+  if ('refused' in counted) return { ok: true, text: draft };
+  const reviewed = counted.document;
   if (reviewed.errors.length || !isMap(reviewed.contents)) return { ok: true, text: draft };
   const [before, server] = [reviewed.toJS() as Record<string, unknown>, parseDocument(draft).toJS() as Record<string, unknown>];
   const changed = SERVER_FIELDS.filter((field) => !isDeepStrictEqual(before[field], server[field]));

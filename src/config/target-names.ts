@@ -1,5 +1,5 @@
 import type { Diagnostic, ToolDefinition } from '../core/index.js';
-import { nearest, writtenDocument, YAML_OPTIONS, YamlLocator, yamlModule } from '../scanner/index.js';
+import { countedDocument, nearest, writtenDocument, type YamlLocator } from '../scanner/index.js';
 import type { GatewayConfig } from './gateway-config.js';
 
 /** The names a definition may give its executor's target under one config: gatekeepers, APIs, MCP servers. */
@@ -56,7 +56,7 @@ function targetField(tool: ToolDefinition, targets: ConfiguredTargets): { path: 
  */
 export function unknownTargetWarnings(tools: Iterable<ToolDefinition>, texts: ReadonlyMap<string, string>, targets: ConfiguredTargets, broken: Iterable<string> = []): Diagnostic[] {
   const warnings: Diagnostic[] = [];
-  const tell = (tool: Pick<ToolDefinition, 'executor' | 'gatekeeper' | 'http' | 'mcp'>, path: string, locator: () => YamlLocator): void => {
+  const tell = (tool: Pick<ToolDefinition, 'executor' | 'gatekeeper' | 'http' | 'mcp'>, path: string, locator: () => Pick<YamlLocator, 'locate'>): void => {
     const problem = unknownTarget(tool as ToolDefinition, targets);
     if (!problem) return;
     const { line, column } = locator().locate(problem.path);
@@ -66,9 +66,9 @@ export function unknownTargetWarnings(tools: Iterable<ToolDefinition>, texts: Re
     const text = texts.get(tool.source.path);
     if (text === undefined) continue;
     tell(tool, tool.source.path, () => {
-      const { LineCounter, parseDocument } = yamlModule();
-      const lineCounter = new LineCounter();
-      return new YamlLocator(parseDocument(text, { lineCounter, ...YAML_OPTIONS }), lineCounter);
+      // a served tool's text, which the scan let yaml build; one changed since is placed at its first line
+      const counted = countedDocument(text);
+      return 'refused' in counted ? { locate: () => ({ line: 1, column: 1 }) } : counted.locator;
     });
   }
   for (const path of broken) {

@@ -3,8 +3,8 @@ import type { DefinitionFile } from './parse-tool-definition.js';
 import { ScanStopped, type ToolEntry } from './sources/source.js';
 import type { Position } from './yaml-locator.js';
 import { definitionText, readYamlMapping, type YamlMapping } from './yaml-mapping.js';
+import { countedDocument } from './counted-document.js';
 import { yamlModule } from './yaml-module.js';
-import { YAML_OPTIONS } from './yaml-syntax-message.js';
 
 /**
  * An `ALIAS_CONFLICT` warning whose position only its file's text says: where it is among the index's warnings, the
@@ -22,15 +22,15 @@ export interface AliasToPlace {
 
 /** Where `alias` is written among the `aliases` of a definition's text (or its `group` is), or undefined if it is not (the file changed). */
 export function aliasPosition(text: string, alias: string, field: 'aliases' | 'group' = 'aliases'): Position | undefined {
-  const { LineCounter, parseDocument, isScalar, isSeq } = yamlModule();
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS });
+  const { isScalar, isSeq } = yamlModule();
+  // a file that changed since the scan read it may now be one the scan refuses before yaml builds it
+  const counted = countedDocument(text);
+  if ('refused' in counted) return undefined;
+  const { document, locator } = counted;
   const aliases = document.errors.length === 0 ? document.get(field, true) : undefined;
   const item = field === 'group' ? aliases : isSeq(aliases) ? aliases.items.find((node) => isScalar(node) && node.value === alias) : undefined;
   const offset = isScalar(item) ? item.range?.[0] : undefined;
-  if (offset === undefined) return undefined;
-  const { line, col } = lineCounter.linePos(offset);
-  return { line, column: col };
+  return offset === undefined ? undefined : locator.at(offset);
 }
 
 /** `warnings` with each alias conflict at its alias, where `textOf` gives its file's text (else left where it was). */

@@ -1,6 +1,5 @@
 import type { SchemaProblem } from './shape-checker.js';
-import { yamlModule } from './yaml-module.js';
-import { YAML_OPTIONS } from './yaml-syntax-message.js';
+import { countedDocument } from './counted-document.js';
 
 /**
  * Shape problems told with the fix an author needs (review userZ7, F5, F13, F16): `created` missing is told its format; a
@@ -65,7 +64,10 @@ function argvListFix(line: string): string {
 
 function readsAsItself(word: string): boolean {
   try {
-    const read: unknown = yamlModule().parse(`[${word}]`, { ...YAML_OPTIONS, logLevel: 'error' });
+    // a word of a definition's line may be thousands of brackets: counted before yaml builds it, as the line's file was
+    const counted = countedDocument(`[${word}]`, { logLevel: 'error' });
+    if ('refused' in counted || counted.document.errors.length > 0) return false;
+    const read: unknown = counted.document.toJS();
     return Array.isArray(read) && read.length === 1 && read[0] === word;
   } catch {
     return false;

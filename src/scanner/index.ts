@@ -18,6 +18,7 @@ export { writtenDocument } from './written-document.js';
 export { FRONT_MATTER } from './parse-skill.js';
 export { yamlModule } from './yaml-module.js';
 export { lexedPast } from './yaml-nesting.js';
+export { countedDocument } from './counted-document.js';
 export { unknownTags, withDuplicateKeys, YAML_OPTIONS } from './yaml-syntax-message.js';
 export { validateDefinitionFiles } from './validate-files.js';
 export { nearest, unknownSkillToolset } from './check-members.js';

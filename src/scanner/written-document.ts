@@ -1,7 +1,5 @@
-import { YAML_OPTIONS } from './yaml-syntax-message.js';
-import { YamlLocator } from './yaml-locator.js';
-import { yamlModule } from './yaml-module.js';
-import { lexedPast } from './yaml-nesting.js';
+import { countedDocument } from './counted-document.js';
+import type { YamlLocator } from './yaml-locator.js';
 
 /**
  * A refused definition's text read for what it declares, so that checks needing only a field or two (its target, its
@@ -12,10 +10,9 @@ import { lexedPast } from './yaml-nesting.js';
  * review Z18-3, test/cli/validate-many-values.test.ts).
  */
 export function writtenDocument(text: string): { value: Record<string, unknown>; locator: YamlLocator } | undefined {
-  if (lexedPast(text) !== undefined) return undefined;
-  const { LineCounter, parseDocument } = yamlModule();
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS, uniqueKeys: false });
+  const counted = countedDocument(text, { uniqueKeys: false });
+  if ('refused' in counted) return undefined;
+  const { document, locator } = counted;
   if (document.errors.length > 0) return undefined;
   let value: unknown;
   try {
@@ -24,5 +21,5 @@ export function writtenDocument(text: string): { value: Record<string, unknown>;
     return undefined;
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  return { value: value as Record<string, unknown>, locator: new YamlLocator(document, lineCounter) };
+  return { value: value as Record<string, unknown>, locator };
 }

@@ -7,15 +7,13 @@ import { YamlLocator, type Locator, type Position } from './yaml-locator.js';
 import { yamlModule } from './yaml-module.js';
 import { explainedSlip, syntaxMessage, unknownTags, withDuplicateKeys, YAML_OPTIONS } from './yaml-syntax-message.js';
 import { firstBadByte } from './utf8-position.js';
-import { lexedPast, MAX_DEFINITION_NODES } from './yaml-nesting.js';
+import { lexedPast, MAX_DEFINITION_DEPTH, MAX_DEFINITION_NODES } from './yaml-nesting.js';
+import { countedDocument, NESTED_TOO_DEEP, TOO_MANY_VALUES } from './counted-document.js';
 
 /** A definition larger than this is refused unread, unless the configuration allows more: no tool needs 1 MiB of YAML. */
 export const MAX_DEFINITION_BYTES = 1024 * 1024;
 
-/** How deep a definition's YAML may nest: a real one needs a dozen levels; ajv and `structuredClone` recurse. */
-export const MAX_DEFINITION_DEPTH = 64;
-
-const nestedTooDeep = `YAML nested more than ${MAX_DEFINITION_DEPTH} levels deep; flatten it`;
+export { MAX_DEFINITION_DEPTH };
 
 /**
  * How many bytes (UTF-8) of text a definition may hold once its aliases are expanded, as a multiple of the largest
@@ -24,7 +22,6 @@ const nestedTooDeep = `YAML nested more than ${MAX_DEFINITION_DEPTH} levels deep
  * ended the process (review Z10-1). 4 MiB at the default limit.
  */
 export const EXPANDED_BYTES_PER_FILE_BYTE = 4;
-const tooManyValues = `YAML holds more than ${MAX_DEFINITION_NODES} values once its aliases are expanded; use anchors less, or write less`;
 
 // the first few say what is wrong; thousands (one per bracket of runaway nesting) would only cost memory
 const MAX_SYNTAX_ERRORS = 10;
@@ -110,7 +107,7 @@ export function readYamlMapping(file: DefinitionFile, text: string, label: strin
     // text without aliases): building yaml's document of 330,000 values to say so took 10 s and 390 MB (review Z18, Z18-3)
     if (size.depth <= MAX_DEFINITION_DEPTH && size.nodes > MAX_DEFINITION_NODES) {
       const line = lexedPast(text)?.line ?? 1;
-      return { ok: false, diagnostics: [{ file: file.path, line, column: 1, severity: 'error', code: 'YAML_RESOURCE_LIMIT', message: tooManyValues }] };
+      return { ok: false, diagnostics: [{ file: file.path, line, column: 1, severity: 'error', code: 'YAML_RESOURCE_LIMIT', message: TOO_MANY_VALUES }] };
     }
   }
   return readYamlMappingPositioned(file, text, label, fields, maxExpanded);
@@ -121,13 +118,10 @@ export function readYamlMappingPositioned(file: DefinitionFile, text: string, la
   // runaway nesting and too many values are refused before yaml builds them, at the line where the lexer's count goes
   // past: 500,000 levels in 1 MB cost its parser ~10 s and 0.9 GB (review Z15-3), 330,000 values in 660 KB ~10 s and
   // ~390 MB (review Z18-3)
-  const past = lexedPast(text);
-  if (past !== undefined) return { ok: false, diagnostics: [{ file: file.path, line: past.line, column: 1, severity: 'error', code: 'YAML_RESOURCE_LIMIT', message: past.past === 'depth' ? nestedTooDeep : tooManyValues }] };
-  const { LineCounter, parseDocument } = yamlModule();
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, ...YAML_OPTIONS, uniqueKeys: false });
+  const counted = countedDocument(text, { uniqueKeys: false });
+  if ('refused' in counted) return { ok: false, diagnostics: [{ file: file.path, line: counted.refused.line, column: 1, severity: 'error', code: 'YAML_RESOURCE_LIMIT', message: counted.refused.message }] };
+  const { document, locator } = counted;
   withDuplicateKeys(document);
-  const locator = new YamlLocator(document, lineCounter, text);
   const fail = (code: DiagnosticCode, message: string, position = { line: 1, column: 1 }): YamlMapping => ({
     ok: false,
     diagnostics: [{ file: file.path, ...position, severity: 'error', code, message }],
@@ -159,9 +153,9 @@ export function readYamlMappingPositioned(file: DefinitionFile, text: string, la
     return fail('YAML_RESOURCE_LIMIT', message, locator.at(firstAliasOffset(document)));
   }
   const size = measure(value, maxExpanded);
-  if (size.depth > MAX_DEFINITION_DEPTH) return fail('YAML_RESOURCE_LIMIT', nestedTooDeep);
+  if (size.depth > MAX_DEFINITION_DEPTH) return fail('YAML_RESOURCE_LIMIT', NESTED_TOO_DEEP);
   if (size.nodes > MAX_DEFINITION_NODES) {
-    return fail('YAML_RESOURCE_LIMIT', tooManyValues, locator.at(firstAliasOffset(document)));
+    return fail('YAML_RESOURCE_LIMIT', TOO_MANY_VALUES, locator.at(firstAliasOffset(document)));
   }
   if (size.bytes > maxExpanded) {
     return fail('YAML_RESOURCE_LIMIT', `YAML holds more than ${maxExpanded} bytes of text once its aliases are expanded (an alias reusing a long text); use that anchor less, or write the text once`, locator.at(firstAliasOffset(document)));

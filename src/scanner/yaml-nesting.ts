@@ -14,6 +14,9 @@ const ZERO_WIDTH = new Set(['\x02', '\x18', '\x1f']);
 
 type Kind = 'seq' | 'map';
 
+/** How deep a definition's YAML may nest: a real one needs a dozen levels; ajv and `structuredClone` recurse. */
+export const MAX_DEFINITION_DEPTH = 64;
+
 /** How many values a definition may hold once its aliases are expanded (what the cache and JSON answers write out). */
 export const MAX_DEFINITION_NODES = 100_000;
 
