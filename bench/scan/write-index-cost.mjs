@@ -1,5 +1,5 @@
 // Issue #18 (cold27): one writeIndex of N ids (sha1 of 0..N-1) in a fresh process, its CPU (process-wide) and the index md5. Usage: node bench/scan/write-index-cost.mjs TREE [N] (TREE with dist/ built)
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 const [tree, n] = [process.argv[2], Number(process.argv[3] ?? 200003)];
 const { Entry } = await import(`${tree}/dist/scanner/sources/pack-entries.js`);
 const { writeIndex } = await import(`${tree}/dist/scanner/sources/write-index.js`);
