@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fastCheckSeed } from './helpers/fast-check-seed.js';
+import { propertyRunsFactor } from './helpers/property-runs.js';
 import { testFolder } from './helpers/test-folder.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -17,17 +18,29 @@ interface SeededRun {
   printed: string[];
   /** the first values each of the two files' properties generated, by file */
   values: Record<'a' | 'b', number[]>;
+  /** how many runs a property naming none made, by file */
+  unnamed: Record<'a' | 'b', number>;
 }
 
-/** Runs the suite's vitest configuration over the two fixture files, as `npx vitest run` does, with `FC_SEED` as given. */
-async function runFixtures(out: string, fcSeed: string | undefined): Promise<SeededRun> {
+/**
+ * Runs the suite's vitest configuration over the two fixture files, as `npx vitest run` does, with `FC_SEED` and
+ * `HLDP_PROPERTY_RUNS` as given.
+ */
+async function runFixtures(out: string, fcSeed: string | undefined, factor?: string): Promise<SeededRun> {
   const env: NodeJS.ProcessEnv = { ...process.env, HLDP_FC_SEED_OUT: out, HLDP_TEST_POSTGRES: 'off' };
-  // this worker's own markers would make the inner vitest think it runs inside a worker; the outer FC_SEED is not this run's
-  for (const key of Object.keys(env)) if (key.startsWith('VITEST') || key === 'FC_SEED') delete env[key];
+  // this worker's own markers would make the inner vitest think it runs inside a worker; the outer FC_SEED and
+  // HLDP_PROPERTY_RUNS are not this run's
+  for (const key of Object.keys(env)) if (key.startsWith('VITEST') || key === 'FC_SEED' || key === 'HLDP_PROPERTY_RUNS') delete env[key];
   if (fcSeed !== undefined) env.FC_SEED = fcSeed;
+  if (factor !== undefined) env.HLDP_PROPERTY_RUNS = factor;
   const { stdout, stderr } = await promisify(execFile)(process.execPath, [VITEST, 'run', '--config', CONFIG], { cwd: ROOT, env, maxBuffer: 16 << 20 });
-  const read = async (name: string) => (JSON.parse(await readFile(join(out, `${name}.json`), 'utf8')) as { values: number[] }).values;
-  return { printed: `${stdout}\n${stderr}`.split('\n').filter((line) => line.startsWith('fast-check seed ')), values: { a: await read('a'), b: await read('b') } };
+  const read = async (name: string) => JSON.parse(await readFile(join(out, `${name}.json`), 'utf8')) as { values: number[]; unnamed: number };
+  const [a, b] = [await read('a'), await read('b')];
+  return {
+    printed: `${stdout}\n${stderr}`.split('\n').filter((line) => line.startsWith('fast-check seed ')),
+    values: { a: a.values, b: b.values },
+    unnamed: { a: a.unnamed, b: b.unnamed },
+  };
 }
 
 describe('the fast-check seed of a test run', () => {
@@ -54,7 +67,32 @@ describe('the fast-check seed of a test run', () => {
       const otherExpected = fc.sample(fc.integer(), { seed: seed + 1, numRuns: 5 });
       expect(otherExpected).not.toEqual(expected);
       expect(other.values).toEqual({ a: otherExpected, b: otherExpected });
+      // fast-check's own default for a property that names no runs, as before HLDP_PROPERTY_RUNS
+      expect(fromCommit.unnamed).toEqual({ a: 100, b: 100 });
     }, 180_000);
+  });
+
+  describe('when HLDP_PROPERTY_RUNS gives a factor', () => {
+    it('runs every property that many times over, named runs or fast-check’s default, from the same first values, and says how to run them again', async () => {
+      const out = join(folder.path, 'thrice');
+      execFileSync('mkdir', [out]);
+      const thrice = await runFixtures(out, '42', '3');
+
+      expect(thrice.printed).toEqual(["fast-check seed 42 (FC_SEED), each property at 3 × its runs (HLDP_PROPERTY_RUNS); FC_SEED=42 HLDP_PROPERTY_RUNS=3 generates this run's values again"]);
+      // runs(5) is 15 runs, the first 5 of them those of a run without the factor: a failure there is found again
+      const expected = fc.sample(fc.integer(), { seed: 42, numRuns: 15 });
+      expect(expected.slice(0, 5)).toEqual(fc.sample(fc.integer(), { seed: 42, numRuns: 5 }));
+      expect(thrice.values).toEqual({ a: expected, b: expected });
+      expect(thrice.unnamed).toEqual({ a: 300, b: 300 });
+    }, 180_000);
+
+    it.each(['0', '-2', '1.5', '10x', '1001', 'ten'])('refuses HLDP_PROPERTY_RUNS=%s, saying what a factor is', (given) => {
+      expect(() => propertyRunsFactor({ HLDP_PROPERTY_RUNS: given })).toThrow(`HLDP_PROPERTY_RUNS=${given} is not a factor: give a whole number from 1 to 1000, the times over each property runs`);
+    });
+
+    it.each([[undefined, 1], ['', 1], ['1', 1], [' 10 ', 10], ['1000', 1000]])('takes HLDP_PROPERTY_RUNS=%j as %d', (given, factor) => {
+      expect(propertyRunsFactor(given === undefined ? {} : { HLDP_PROPERTY_RUNS: given })).toBe(factor);
+    });
   });
 
   describe('when FC_SEED is not a 32-bit integer', () => {

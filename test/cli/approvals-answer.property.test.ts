@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { approvalsAnswerProblem } from '../../src/cli/approvals-answer.js';
 import { detail, summary } from '../../src/cli/approval-lines.js';
 import { receiptDetail } from '../../src/cli/format-outcome.js';
+import { runs } from '../helpers/property-runs.js';
 
 // each field the printers read: mostly a value of its kind (so that whole answers pass the check often enough to be
 // printed), else null, absent or any JSON at all
@@ -30,7 +31,7 @@ describe('approvalsAnswerProblem', () => {
         printed += 1;
         for (const each of (body as { approvals: never[] }).approvals) expect(() => summary(each)).not.toThrow();
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
     // the check is not merely refusing everything
     expect(printed).toBeGreaterThan(0);
@@ -45,7 +46,7 @@ describe('approvalsAnswerProblem', () => {
         expect(() => detail(body.approval as never)).not.toThrow();
         if (body.receipt) expect(() => receiptDetail(body.receipt as never)).not.toThrow();
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
     expect(printed).toBeGreaterThan(0);
   });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { terminalSafe } from '../../src/cli/terminal-safe.js';
 import { hiddenCharacters } from '../../src/core/index.js';
+import { runs } from '../helpers/property-runs.js';
 
 // every character that can steer a terminal, reorder what it shows, or show nothing (and so hide text)
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u115f\u1160\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}]/u;
@@ -20,13 +21,13 @@ describe('terminalSafe', () => {
   it('leaves no character that steers a terminal, whatever the text', () => {
     fc.assert(fc.property(hostileText, (text) => {
       expect(terminalSafe(text)).not.toMatch(UNSAFE);
-    }), { numRuns: 2000 });
+    }), { numRuns: runs(2000) });
   });
 
   it('changes nothing in a text that holds none', () => {
     fc.assert(fc.property(safeText, (text) => {
       expect(terminalSafe(text)).toBe(text);
-    }), { numRuns: 2000 });
+    }), { numRuns: runs(2000) });
   });
 
   it('writes each one as its visible escape, in place', () => {
@@ -36,7 +37,7 @@ describe('terminalSafe', () => {
         const escape = code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
         expect(terminalSafe(`${before}${character}${after}`)).toBe(`${before}${escape}${after}`);
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 

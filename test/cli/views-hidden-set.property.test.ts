@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { terminalSafe } from '../../src/cli/terminal-safe.js';
 import { revealed, revealHiddenCharacters } from '../../src/console/html.js';
 import { hiddenCharacters, revealHidden } from '../../src/core/index.js';
+import { runs } from '../helpers/property-runs.js';
 
 // Review Z8, Z8-6: `hldp receipts`, `hldp tail`, `hldp approvals show` and the console escaped a narrower set of
 // characters than `hldp validate` refuses in a definition: a run of variation selectors (which carries bytes no one
@@ -38,7 +39,7 @@ describe('the views escape what hldp validate refuses in a definition, and only 
       expect(shown).not.toMatch(CONTROL);
       // a text the validator accepts (tab and line feed aside) is shown as it is
       expect(shown === value).toBe(hiddenCharacters(value).length === 0 && !/[\t\n]/.test(value));
-    }), { numRuns: 1000 });
+    }), { numRuns: runs(1000) });
   });
 
   it('revealHidden (plain-text prompts): the same set, tab and line feed kept', () => {
@@ -46,7 +47,7 @@ describe('the views escape what hldp validate refuses in a definition, and only 
       const shown = revealHidden(value);
       expect(leftHidden(shown)).toEqual([]);
       expect(shown === value).toBe(hiddenCharacters(value).length === 0);
-    }), { numRuns: 1000 });
+    }), { numRuns: runs(1000) });
   });
 
   it("the console's revealed text and whole pages: each refused character marked, nothing else", () => {
@@ -56,7 +57,7 @@ describe('the views escape what hldp validate refuses in a definition, and only 
       expect(shown.includes('hidden-character')).toBe(hiddenCharacters(value).length > 0);
       const page = revealHiddenCharacters(`<p>${revealed(value).text}</p><pre>${value.replace(/[<>&]/g, '')}</pre>`);
       expect(leftHidden(unmarked(page).replace(/<[^>]*>/g, ''))).toEqual([]);
-    }), { numRuns: 500 });
+    }), { numRuns: runs(500) });
   });
 
   it.each([

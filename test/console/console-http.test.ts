@@ -4,6 +4,7 @@ import { CONTENT_SECURITY_POLICY, escapeHtml, html, raw } from '../../src/consol
 import { makeConsoleRepository } from '../helpers/console-repo.js';
 import { makeTempDir } from '../helpers/git.js';
 import { startTestServer } from '../helpers/http-server.js';
+import { runs } from '../helpers/property-runs.js';
 
 const TOKEN = 'console-http-token-0123456789';
 
@@ -23,7 +24,7 @@ describe('html', () => {
         expect(escaped).not.toMatch(/[<>"'`\r]/);
         expect(decode(escaped)).toBe(text);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { escapeHtml, html, revealed, revealHiddenCharacters } from '../../src/console/html.js';
 import { hiddenCharacters } from '../../src/core/index.js';
+import { runs } from '../helpers/property-runs.js';
 
 // what reorders or hides text in a browser: bidi controls and marks, zero-width characters, tag characters, controls
 // eslint-disable-next-line no-control-regex
@@ -20,7 +21,7 @@ describe('revealed', () => {
         // the only tags are its own marks
         expect(shown.replace(/<span class="hidden-character" title="[^"]*">[^<]*<\/span>/g, '')).not.toMatch(/[<>]/);
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 
@@ -29,7 +30,7 @@ describe('revealed', () => {
       fc.property(fc.string({ unit: 'grapheme' }).filter((value) => !HIDDEN.test(value) && hiddenCharacters(value).length === 0), (value) => {
         expect(revealed(value).text).toBe(escapeHtml(value));
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 });
@@ -54,7 +55,7 @@ ${value}</pre><input name="q" value="${value}"></body></html>`.text;
         const pre = /<pre id="output">\n([\s\S]*)<\/pre>/.exec(after)![1]!;
         expect(pre.replace(/<span class="hidden-character" title="[^"]*">([^<]*)<\/span>/g, (_mark, escape: string) => escapeHtml(decode(escape)))).toBe(escapeHtml(value));
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -63,7 +64,7 @@ ${value}</pre><input name="q" value="${value}"></body></html>`.text;
       fc.property(fc.string({ unit: 'grapheme' }).filter((value) => !HIDDEN.test(value) && hiddenCharacters(value).length === 0), (value) => {
         expect(revealHiddenCharacters(pageOf(value))).toBe(pageOf(value));
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hiddenCharacters } from '../../src/core/index.js';
+import { runs } from '../helpers/property-runs.js';
 
 // hiddenCharacters skips its Unicode classes for a text made only of characters it knows to be visible (most
 // definitions, at every cold scan): that quick look must never miss what the full one finds. A C1 control (NEL)
@@ -15,6 +16,6 @@ describe('hiddenCharacters', () => {
       const full = hiddenCharacters(`${value}\u0085`);
       expect(full.at(-1)).toEqual({ index: value.length, codePoint: 0x85 });
       expect(hiddenCharacters(value)).toEqual(full.slice(0, -1));
-    }), { numRuns: 2000 });
+    }), { numRuns: runs(2000) });
   });
 });

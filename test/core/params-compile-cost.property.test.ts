@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_COMPILE_UNITS, paramsCompileCost, type JsonSchema } from '../../src/core/index.js';
 import { createParamsValidator } from '../../src/matcher/index.js';
 import { programSizeOf } from '../../src/matcher/linear-regexp.js';
+import { runs } from '../helpers/property-runs.js';
 
 type Schema = Record<string, unknown>;
 
@@ -85,7 +86,7 @@ describe('the compile count of a params schema', () => {
         }
         expect(written).toBeLessThanOrEqual(BYTES_PER_UNIT * cost.units);
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });

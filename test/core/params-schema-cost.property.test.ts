@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_CHECKS_PER_VALUE, paramsSchemaCost, type JsonSchema } from '../../src/core/index.js';
 import { linearRegExp } from '../../src/matcher/linear-regexp.js';
 import { re2Matches } from '../../src/scanner/re2-refusal.js';
+import { runs } from '../helpers/property-runs.js';
 
 type Schema = Record<string, unknown>;
 const SINGLE = ['not', 'if', 'then', 'else', 'additionalProperties', 'items', 'contains', 'unevaluatedProperties', 'propertyNames'];
@@ -113,7 +114,7 @@ describe('paramsSchemaCost', () => {
           expect(checksPerValue).toBeLessThanOrEqual(MAX_CHECKS_PER_VALUE);
           for (const data of samples) expect(mostApplications(schema, data)).toBeLessThanOrEqual(checksPerValue);
         }),
-        { numRuns: 300 },
+        { numRuns: runs(300) },
       );
       // the generator makes schemas the check accepts, not only ones it refuses
       expect(accepted).toBeGreaterThan(30);
@@ -134,7 +135,7 @@ describe('paramsSchemaCost', () => {
           if (problem.kind === 'loop') expect(() => mostApplications(schema, data)).toThrow(RangeError);
           else expect(mostApplications(schema, data)).toBeGreaterThan(MAX_CHECKS_PER_VALUE);
         }),
-        { numRuns: 300 },
+        { numRuns: runs(300) },
       );
       expect(refused).toBeGreaterThan(0);
     });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { receiptPiecesSeen, receiptSeen, receiptTextSeen, type Receipt } from '../../src/core/index.js';
 import { canonicalReceiptText } from '../../src/store/index.js';
+import { runs } from '../helpers/property-runs.js';
 
 // Review Z7, Z7-1: GET /v1/receipts and /v1/receipts/:id send a receipt's stored text as it is (a receipt may hold
 // 96 MB), so the source of one shown to a non-admin is replaced in the text, found without parsing the rest. Its
@@ -48,7 +49,7 @@ describe('receiptTextSeen', () => {
       expect(seen.source!.repository).not.toContain('/srv/');
       expect(seen.source!.repository).not.toContain('?');
       expect(seen.source!.withheld).toContain('an administrator can see them');
-    }), { numRuns: 1500 });
+    }), { numRuns: runs(1500) });
   });
 
   // Review Z12, finding 3: the walk from the end crossed a long stderr or structured_content a character at a time on
@@ -67,7 +68,7 @@ describe('receiptTextSeen', () => {
       const bytes = Buffer.from(text, 'utf8');
       const pieces = receiptPiecesSeen(bytes, false);
       if (whole.source !== undefined) expect((pieces[0] as Uint8Array).buffer).toBe(bytes.buffer);
-    }), { numRuns: 60 });
+    }), { numRuns: runs(60) });
   });
 
   // CI-like run of fc25 (seed 11111, 10× the runs): a receipt kept before receipts named their source, whose long

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { cutMarker } from '../../src/executors/bounded-output.js';
 import { cutErrorMessage } from '../../src/executors/cut-error-message.js';
 import { JsonStringCutter } from '../../src/executors/json-string-cutter.js';
+import { runs } from '../helpers/property-runs.js';
 
 const MARKERS = /\n\[… \d+ bytes cut of \d+ …\]\n/g;
 
@@ -28,7 +29,7 @@ describe('an MCP error message cut to the tool\'s cap', () => {
         }
         expect(result.cut_bytes).toBeGreaterThanOrEqual(0);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

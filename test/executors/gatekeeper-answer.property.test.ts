@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { boundBytes } from '../../src/executors/bounded-output.js';
 import { GatekeeperAnswerReader } from '../../src/executors/gatekeeper-answer.js';
+import { runs } from '../helpers/property-runs.js';
 
 // A gatekeeper's answer is read as it arrives (review K, K11): whatever the pieces it comes in, its texts are what
 // JSON.parse would make of them, held to the cap as boundBytes holds a local run's output, and its other fields parsed.
@@ -82,7 +83,7 @@ describe('GatekeeperAnswerReader', () => {
         expect(read_.fields).toEqual({ ok: true, exit_code: 0 });
       }),
       {
-        numRuns: 200,
+        numRuns: runs(200),
         // CI, stop 41: a high and a low half with an empty raw piece between them are a pair, 4 bytes, not two U+FFFD
         examples: [[[{ units: [0xd800], spelled: '\\ud800' }, { raw: Buffer.from([]) }, { units: [0xdc00], spelled: '\\udc00' }], 1, [], 1]],
       },
@@ -115,7 +116,7 @@ describe('GatekeeperAnswerReader', () => {
         if (at < wantBytes.length || gotBytes.length !== wantBytes.length) expect({ at, got: gotBytes.subarray(at - 4, at + 4).toString('hex'), want: wantBytes.subarray(at - 4, at + 4).toString('hex') }).toBeUndefined();
         expect(got).toEqual(want);
       }),
-      { numRuns: 60, examples: [[10, ['\\ud800' + 'x'.repeat(31) + '\\uffff'], []], [11, ['\\ud800' + 'x'.repeat(31) + '\\uffff'], []]] },
+      { numRuns: runs(60), examples: [[10, ['\\ud800' + 'x'.repeat(31) + '\\uffff'], []], [11, ['\\ud800' + 'x'.repeat(31) + '\\uffff'], []]] },
     );
   });
 
@@ -134,7 +135,7 @@ describe('GatekeeperAnswerReader', () => {
         for (const field of ['ok', 'code', 'exit_code', 'output_bytes', 'cut_bytes'] as const) expect(read_.fields[field]).toEqual(parsed[field]);
         if (parsed.error === null) expect(read_.fields.error).toBeNull();
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpSpec } from '../../src/core/index.js';
 import { execute, type ExecutionContext } from '../../src/executors/index.js';
+import { runs } from '../helpers/property-runs.js';
 import { loadStarterTool, makeToolDefinition } from './support/tool-definitions.js';
 
 interface Seen {
@@ -94,7 +95,7 @@ describe('hldp-api executor', () => {
         }
         const { url } = JSON.parse(result.output) as Seen;
         expect(url).toMatch(/^\/api\/projects\/[^/?#]*\/items\/[^/?#]*$/);
-      }), { numRuns: 200 });
+      }), { numRuns: runs(200) });
     });
 
     it('returns INVALID_PARAMS naming a missing path parameter', async () => {

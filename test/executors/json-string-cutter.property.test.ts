@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { boundBytes } from '../../src/executors/index.js';
 import { JsonStringCutter } from '../../src/executors/json-string-cutter.js';
+import { runs } from '../helpers/property-runs.js';
 
 // The cutter reads an MCP server's answer, hostile input, as it streams by. Whatever the JSON and however it is cut into
 // chunks, what it hands on is JSON whose long strings (keys too) are cut exactly as a tool's output is cut to its cap,
@@ -46,7 +47,7 @@ describe('JsonStringCutter', () => {
         expect(JSON.parse(Buffer.concat(out).toString())).toEqual(expected(value, cuts));
         expect(cutter.cuts.cutBytes).toBe(cuts.cutBytes);
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 

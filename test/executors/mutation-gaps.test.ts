@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BoundedOutput, cutMarker, execute, type ExecutionContext } from '../../src/executors/index.js';
 import { startGatekeeper } from '../../src/gatekeeper/index.js';
+import { runs } from '../helpers/property-runs.js';
 import { makeToolDefinition } from './support/tool-definitions.js';
 
 // Behaviours a mutation pass could break without any test noticing: each test here fails on one such break.
@@ -45,7 +46,7 @@ describe('BoundedOutput with chunks of any size (property-based)', () => {
           expect(headBytes.length + tailBytes.length + rendered.cutBytes).toBe(whole.length);
         },
       ),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 });

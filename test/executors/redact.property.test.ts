@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { boundBytes, cutMarker, REDACTED, redactSecrets, redactValue, succeededResult } from '../../src/executors/index.js';
 import { canonicalJson } from '../../src/store/index.js';
+import { runs } from '../helpers/property-runs.js';
 
 // the recursive walk redaction used before it had its own stack: on shallow values the two must agree exactly
 function recursiveScrub(value: unknown, scrub: (text: string) => string): unknown {
@@ -43,7 +44,7 @@ describe('redactValue', () => {
           const redacted = redactValue(value, [secret]);
           expect(canonicalJson(redacted)).not.toContain(secret);
         }),
-        { numRuns: 20 },
+        { numRuns: runs(20) },
       );
     });
 
@@ -53,7 +54,7 @@ describe('redactValue', () => {
           const scrub = (text: string): string => text.split(secret).join(REDACTED);
           expect(redactValue(value, [secret])).toStrictEqual(recursiveScrub(value, scrub));
         }),
-        { numRuns: 300 },
+        { numRuns: runs(300) },
       );
     });
 
@@ -120,7 +121,7 @@ describe('redactSecrets over output the cap cut', () => {
           expect(result.cut_bytes).toBe(Number(marker[1]));
         }
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 

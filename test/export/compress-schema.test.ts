@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../src/core/index.js';
 import { compressSchema, exportTools, firstSentence, SCHEMA_BUDGET_BYTES, schemaBytes } from '../../src/export/index.js';
 import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
+import { runs } from '../helpers/property-runs.js';
 import { connectHttp } from '../mcp-front/support.js';
 
 const words = (count: number, seed = 'word') => Array.from({ length: count }, (_, index) => `${seed}${index}`).join(' ');
@@ -99,7 +100,7 @@ describe('compressSchema (seed 003)', () => {
           if (schemaBytes(schema) <= 1500) expect(compressed).toBe(schema);
           else expect(schemaBytes(compressed)).toBeLessThanOrEqual(schemaBytes(schema));
         }),
-        { numRuns: 150 },
+        { numRuns: runs(150) },
       );
     });
   });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { exportedName, exportNames, nameFingerprint, NAME_LIMITS, PORTABLE_NAME, RESERVED_NAMES } from '../../src/export/index.js';
+import { runs } from '../helpers/property-runs.js';
 
 const long = (length: number, letter = 'x') => letter.repeat(length);
 
@@ -103,7 +104,7 @@ describe('exportNames over any registry', () => {
         const shuffled = [...registryNames].sort((left, right) => order(left) - order(right));
         expect(exportNames(shuffled, limit, RESERVED_NAMES)).toEqual(exported);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 

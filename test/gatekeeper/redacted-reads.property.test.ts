@@ -6,6 +6,7 @@ import { execute, type ExecutionContext } from '../../src/executors/index.js';
 import { startGatekeeper, type RunningGatekeeper } from '../../src/gatekeeper/index.js';
 import { makeToolDefinition } from '../executors/support/tool-definitions.js';
 import { makeTempDir } from '../helpers/git.js';
+import { propertyTimeout, runs } from '../helpers/property-runs.js';
 
 // review Z4, F8: a real gatekeeper on 127.0.0.1, its read_bytes windows and base64 reads redacted by the gateway
 const SECRET = 'SECRET-API-TOKEN-789';
@@ -51,7 +52,7 @@ describe('read_bytes windows over a file holding a configured secret', () => {
         const base64 = await execute(readBase64, { path: 'f.bin', encoding: 'base64' }, context);
         expect(Buffer.from(base64.output, 'base64').toString('latin1')).toBe(Buffer.concat([Buffer.from(before), Buffer.from('[REDACTED]'), Buffer.from(after)]).toString('latin1'));
       }),
-      { numRuns: 25 },
+      { numRuns: runs(25) },
     );
-  }, 120_000);
+  }, propertyTimeout(120_000));
 });

@@ -8,6 +8,7 @@ import type { ExecutionResult } from '../../src/core/index.js';
 import { execute, type ExecutionContext } from '../../src/executors/index.js';
 import { MAX_READ_BYTES, parseExecRequest, runMethod, startGatekeeper, type RunningGatekeeper } from '../../src/gatekeeper/index.js';
 import { loadStarterTool } from '../executors/support/tool-definitions.js';
+import { runs } from '../helpers/property-runs.js';
 
 let root: string;
 let gatekeeper: RunningGatekeeper;
@@ -142,7 +143,7 @@ describe('windowed read_file', () => {
           }
           expect(parts.join('')).toBe(text);
         }),
-        { numRuns: 60 },
+        { numRuns: runs(60) },
       );
     });
   });

@@ -4,6 +4,7 @@ import express from 'express';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LONG_TEXT_UNITS, sendJsonInPieces } from '../../src/http-edge/json-in-pieces.js';
+import { propertyTimeout, runs } from '../helpers/property-runs.js';
 
 // An answer with a long output goes out in pieces, the event loop turning between them (a 48 MB answer as one res.json
 // held the process's main thread for seconds). Whatever the text — surrogate pairs, lone halves, escapes — and wherever
@@ -41,9 +42,9 @@ describe('sendJsonInPieces', () => {
         const text = await response.text();
         expect(text === JSON.stringify(sent)).toBe(true);
       }),
-      { numRuns: 25 },
+      { numRuns: runs(25) },
     );
-  }, 120_000);
+  }, propertyTimeout(120_000));
 
   it('answers a short one as res.json does', async () => {
     sent = { ok: true, output: 'short' };

@@ -6,6 +6,7 @@ import { calibrate } from '../../src/matcher/calibration.js';
 import { FITTED_DECISION, FITTED_RANKING } from '../../src/matcher/index.js';
 import { buildSearchIndex, type SearchIndex } from '../../src/matcher/search-index.js';
 import { updateSearchIndex } from '../../src/matcher/update-search-index.js';
+import { runs } from '../helpers/property-runs.js';
 import { makeToolDefinition } from './helpers.js';
 
 // Issue #18: each rescan's calibration read every tool to count its examples and aliases (at 100,000 tools served from
@@ -74,7 +75,7 @@ describe('calibrationBasisSteps', () => {
             basis = incremental;
           });
         }),
-        { numRuns: 40 },
+        { numRuns: runs(40) },
       );
     });
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../src/core/index.js';
 import { analyzeWords } from '../../src/matcher/analyze.js';
 import { calibrationProbes } from '../../src/matcher/calibration.js';
+import { runs } from '../helpers/property-runs.js';
 import { makeToolDefinition } from './helpers.js';
 
 // The probes were taken from a list of every example and alias, made whole (400,000 objects at 100,000 tools); they
@@ -34,7 +35,7 @@ describe('calibrationProbes', () => {
         fc.property(tools, (registry) => {
           expect(calibrationProbes(registry)).toEqual(probesFromTheWholeList(registry));
         }),
-        { numRuns: 200 },
+        { numRuns: runs(200) },
       );
     });
   });

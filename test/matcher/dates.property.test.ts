@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { requestDates } from '../../src/matcher/dates.js';
+import { runs } from '../helpers/property-runs.js';
 
 // words with no digit in them, of several scripts, and the spaces and punctuation around values
 const WORDS = ['weather', 'in', 'Fremont', 'on', 'the', 'please', 'book', 'from', 'to', 'Привет', '天气', 'é', ',', '.', '?', '(', ')', ' ', '  ', '\n'];
@@ -30,7 +31,7 @@ describe('requestDates', () => {
         fc.property(wordsArbitrary, dateArbitrary, wordsArbitrary, (before, date, after) => {
           expect(requestDates(`${before} ${date} ${after}`)).toBe(1);
         }),
-        { numRuns: 300 },
+        { numRuns: runs(300) },
       );
     });
   });
@@ -42,7 +43,7 @@ describe('requestDates', () => {
           fc.pre(!/\d/.test(text));
           expect(requestDates(text)).toBe(0);
         }),
-        { numRuns: 300 },
+        { numRuns: runs(300) },
       );
     });
   });
@@ -54,7 +55,7 @@ describe('requestDates', () => {
           const text = pieces.join(' ');
           expect(requestDates(text)).toBeLessThanOrEqual(text.slice(0, 1024).match(/\d+/g)?.length ?? 0);
         }),
-        { numRuns: 300 },
+        { numRuns: runs(300) },
       );
     });
   });

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ERROR_UNITS, meteredErrors } from '../../src/matcher/error-work.js';
 import { createParamsValidator } from '../../src/matcher/validate-params.js';
+import { runs } from '../helpers/property-runs.js';
 import { makeToolDefinition } from './helpers.js';
 
 // params15: each error ajv makes is charged ERROR_UNITS to the call's work budget, and the lists of errors of a
@@ -52,7 +53,7 @@ describe('the errors of a params check', () => {
         expect(result.valid).toBe(valid);
         if (!result.valid) expect(result.problems.length).toBeLessThanOrEqual(Math.min(101, plain.errors!.length));
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 

@@ -11,6 +11,7 @@ import { buildSearchIndex, type SearchIndex } from '../../src/matcher/search-ind
 import { restoreSearchIndex, storeSearchIndex } from '../../src/matcher/stored-search-index.js';
 import { updateSearchIndex } from '../../src/matcher/update-search-index.js';
 import { describeTool, type IndexedDocument } from '../../src/matcher/tool-record.js';
+import { runs } from '../helpers/property-runs.js';
 import { makeToolDefinition } from './helpers.js';
 
 // The oracle: the first stage as it was, minisearch over the same analysed documents built afresh, asked for the same
@@ -160,7 +161,7 @@ describe('firstStage', () => {
             }
           },
         ),
-        { numRuns: 200 },
+        { numRuns: runs(200) },
       );
     });
   });
@@ -180,7 +181,7 @@ describe('firstStage', () => {
           const grown = [...kept, ...added.map((tool, at) => ({ ...tool, name: `${tool.name}-new${at}` }))];
           expectSameAsMinisearch(updateSearchIndex(compacted, grown), grown, requests, parameters);
         }),
-        { numRuns: 5 },
+        { numRuns: runs(5) },
       );
     });
 
@@ -205,7 +206,7 @@ describe('firstStage', () => {
             expectSameAsMinisearch(updateSearchIndex(compacted, changed), changed, requests, parameters);
           },
         ),
-        { numRuns: 5 },
+        { numRuns: runs(5) },
       );
     });
   });

@@ -10,6 +10,7 @@ import { ARRAYS } from '../../src/matcher/search-index-layout.js';
 import { rankTools } from '../../src/matcher/rank.js';
 import { FITTED_RANKING } from '../../src/matcher/fitted-parameters.js';
 import { makeTempDir } from '../helpers/git.js';
+import { runs } from '../helpers/property-runs.js';
 import { makeToolDefinition, scanStarterTools } from './helpers.js';
 
 // A restart leaves the postings' lists in the kept search index file and reads each at its first use (issue #18: a
@@ -121,7 +122,7 @@ describe('the postings lists of a kept search index', () => {
         }
         if (!refused) for (const slot of postings.slots) expect(slot >= 0 && slot < tools.tools.length).toBe(true);
       }),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   });
 });

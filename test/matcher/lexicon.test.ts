@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MatchResult } from '../../src/core/index.js';
 import { createMatcher, glossesOf, loadLexicon, type Matcher } from '../../src/matcher/index.js';
+import { runs } from '../helpers/property-runs.js';
 import { makeIndex, makeToolDefinition } from './helpers.js';
 
 function names(result: MatchResult): string[] {
@@ -41,7 +42,7 @@ describe('glossesOf', () => {
             for (const term of sense) expect(term).toMatch(/^\S+$/);
           }
         }),
-        { numRuns: 300 },
+        { numRuns: runs(300) },
       );
     });
   });

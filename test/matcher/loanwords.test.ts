@@ -5,6 +5,7 @@ import { createMatcher, type Matcher } from '../../src/matcher/index.js';
 import { loanwordGlosses, romanise, spellingOf } from '../../src/matcher/loanwords.js';
 import { readRequest } from '../../src/matcher/request-words.js';
 import { buildSearchIndex } from '../../src/matcher/search-index.js';
+import { runs } from '../helpers/property-runs.js';
 import { makeIndex, makeToolDefinition } from './helpers.js';
 
 function names(result: MatchResult): string[] {
@@ -105,7 +106,7 @@ describe('loanwordGlosses', () => {
           expect(index.documentFrequency.has(sense[0]!)).toBe(true);
         }
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -114,7 +115,7 @@ describe('loanwordGlosses', () => {
       fc.property(fc.string({ unit: 'binary', maxLength: 24 }), (text) => {
         expect(spellingOf(romanise(text))).toMatch(/^[a-z]*$/);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 });

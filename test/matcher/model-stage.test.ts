@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../src/core/index.js';
 import { checkNames, createMatcher, createModelStage, listForModel, matchWithModel, type ModelStageOptions } from '../../src/matcher/index.js';
 import { startChatCompletionsServer, type ChatCompletionsServer, type ChatReply, type ChatRequest } from '../helpers/chat-completions-server.js';
+import { runs } from '../helpers/property-runs.js';
 import { makeIndex, makeToolDefinition } from './helpers.js';
 
 const TOOLS = [
@@ -117,7 +118,7 @@ describe('the model stage, against a local server implementing the OpenAI chat-c
           const expected = names.map((name) => ({ name, at: mentionAt(content, name) })).filter((mention) => mention.at >= 0).sort((a, b) => a.at - b.at).map((mention) => mention.name).slice(0, limit);
           expect(checkNames(content, index, limit)).toEqual(expected);
         }),
-        { numRuns: 2000 },
+        { numRuns: runs(2000) },
       );
     });
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { arrayOf, holding, largest, narrowed, resized, widthFor, widthOf, WIDTHS, type NarrowArray, type Width } from '../../src/matcher/narrow-array.js';
+import { runs } from '../helpers/property-runs.js';
 
 // The search index keeps its codes, field lengths and records' numbers as narrow as they fit (issue #18): narrowing and
 // widening must never change a number, and must pick the narrowest width that holds them.
@@ -24,7 +25,7 @@ describe('narrow arrays', () => {
           const needed = WIDTHS.find((candidate) => candidate >= narrowest && numbers.every((value) => value <= LARGEST[candidate]))!;
           expect(widthOf(array)).toBe(needed);
         }),
-        { numRuns: 300 },
+        { numRuns: runs(300) },
       );
     });
   });
@@ -44,7 +45,7 @@ describe('narrow arrays', () => {
             expect(held[0]).toBe(value);
           }
         }),
-        { numRuns: 300 },
+        { numRuns: runs(300) },
       );
     });
   });
@@ -58,7 +59,7 @@ describe('narrow arrays', () => {
           expect(widthOf(copy)).toBe(widthOf(array));
           expect([...copy]).toEqual(Array.from({ length }, (_, at) => numbers[at] ?? 0));
         }),
-        { numRuns: 200 },
+        { numRuns: runs(200) },
       );
     });
   });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ToolSequence } from '../../src/core/index.js';
 import { splitIdentifiers } from '../../src/matcher/analyze.js';
 import { nearNames } from '../../src/matcher/near-names.js';
+import { runs } from '../helpers/property-runs.js';
 
 // near names as they were worked out for every name and alias (NFKC, Unicode classes, a word list each), before
 // names of ASCII and CJK ideographs alone took plain loops (issue #18: ~1.2 s of CPU an unknown name at 100,000 tools)
@@ -59,7 +60,7 @@ describe('nearNames', () => {
           expect(near.map(({ name: near, score }) => ({ name: near, score }))).toEqual(referenceScores(names, aliases, name).slice(0, 3));
         },
       ),
-      { numRuns: 3000 },
+      { numRuns: runs(3000) },
     );
   });
 

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ERROR_UNITS } from '../../src/matcher/error-work.js';
 import { createParamsValidator } from '../../src/matcher/validate-params.js';
+import { runs } from '../helpers/property-runs.js';
 import { makeToolDefinition } from './helpers.js';
 
 // Review X, X1 and X2: each call's params check has a budget of work (MAX_PARAMS_WORK; here a small one). On schemas
@@ -47,7 +48,7 @@ describe('the work budget of one call\'s params check', () => {
           expect(result.valid).toBe(plain(structuredClone(params)));
         }
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

@@ -9,6 +9,7 @@ import { buildSearchIndex, buildSearchIndexSteps, DocumentFrequency, index, slot
 import { storeSearchIndex } from '../../src/matcher/stored-search-index.js';
 import { TermDictionary } from '../../src/matcher/tool-record.js';
 import { ToolRecords } from '../../src/matcher/tool-records.js';
+import { propertyTimeout, runs } from '../helpers/property-runs.js';
 import { makeToolDefinition } from './helpers.js';
 
 // Issue #18: a first build stages each tool's entries and places them in tight lists once every tool is analysed,
@@ -68,10 +69,10 @@ describe('buildSearchIndex', () => {
           expect(firstStage(built, { ...FITTED_RANKING, depth: 50 }, terms)).toEqual(firstStage(before, { ...FITTED_RANKING, depth: 50 }, terms));
         }
       }),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
     // a few seconds quiet; generous for a loaded machine (two builds of each registry)
-  }, 240_000);
+  }, propertyTimeout(240_000));
 
   it('places the entries of a registry larger than a staging chunk, a step at a time, as the tools added in turn', () => {
     // 5,000 tools of ~14 entries each: two chunks of 65,536 codes, several steps of the placing

@@ -9,6 +9,7 @@ import { arrayOf, widthOf, type NarrowArray, type Width } from '../../src/matche
 import { plainRecord, type RecordNumbers } from '../../src/matcher/tool-record.js';
 import { firstStage } from '../../src/matcher/first-stage.js';
 import { FITTED_RANKING } from '../../src/matcher/fitted-parameters.js';
+import { runs } from '../helpers/property-runs.js';
 import { makeToolDefinition } from './helpers.js';
 
 // The search index file is read back from disk, where anything may have happened to it: the decoder is held to
@@ -85,7 +86,7 @@ describe('the search index file', () => {
         expect(decoded).toEqual({ version, stored, measured });
         expect(restoreSearchIndex(decoded!.stored, tools)).toBeDefined();
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 
@@ -115,7 +116,7 @@ describe('the search index file', () => {
           expect(firstStage(asWide, FITTED_RANKING, terms)).toEqual(firstStage(asNarrow, FITTED_RANKING, terms));
         }
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 
@@ -126,7 +127,7 @@ describe('the search index file', () => {
         expect(decode(bytes.subarray(0, cut % bytes.length))).toBeUndefined();
         expect(decode(Buffer.concat([bytes, extra]))).toBeUndefined();
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 
@@ -145,7 +146,7 @@ describe('the search index file', () => {
           for (const record of restored?.records ?? []) expect(record.data.buffer).toBe((decoded.stored.data as RecordNumbers).buffer);
         }
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -158,7 +159,7 @@ describe('the search index file', () => {
         const decoded = decode(bytes);
         if (decoded) expectConsistent(decoded.stored);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -170,7 +171,7 @@ describe('the search index file', () => {
         const decoded = decode(fileOf(tools, 'v', anything as Measured));
         if (decoded) expectMeasured(decoded.measured);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
     for (const wrong of [null, 'yes', { chineseProbes: 'no' }, { calibration: { parameters: 1, value: { threshold: 0.5, probes: 3 } } }, { calibration: { parameters: '', value: { threshold: 2, probes: 3 } } }, { calibration: { parameters: '', value: { threshold: 0.5, probes: -1 } } }, { calibration: { parameters: '', value: { threshold: 0.5, probes: 3, provisional: true } } },
       // a basis of another length than the tools, of other arrays, or saying 2 where it says whether a tool has Chinese

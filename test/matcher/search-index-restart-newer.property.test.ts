@@ -5,6 +5,7 @@ import { eachTool, type ToolIndex } from '../../src/core/index.js';
 import { createMatcher, searchIndexFiles, type Matcher } from '../../src/matcher/index.js';
 import { Scanner } from '../../src/scanner/index.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { propertyTimeout, runs } from '../helpers/property-runs.js';
 
 // Issue #18: a process started onto a commit newer than its scan cache's updates the search index kept for the older
 // commit with the tools changed, rather than building it from every tool. Whatever the changes (tools added, removed,
@@ -92,7 +93,7 @@ describe('a search index kept on disk, at starts onto newer commits', () => {
           expect(answers(matcher)).toEqual(answers(createMatcher(builtWhole(index)).prepare()));
         }
       }),
-      { numRuns: 10 },
+      { numRuns: runs(10) },
     );
-  }, 300_000);
+  }, propertyTimeout(300_000));
 });

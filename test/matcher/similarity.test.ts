@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMatcher, FITTED_RANKING } from '../../src/matcher/index.js';
+import { runs } from '../helpers/property-runs.js';
 import { makeIndex, makeToolDefinition } from './helpers.js';
 
 // Both tools have the request's "city"; neither has "storm": only what the words mean tells them apart.
@@ -91,7 +92,7 @@ describe('the re-rank by meaning, over any registry and request', () => {
         expect([near.found, near.evidence]).toEqual([words.found, words.evidence]);
         for (const entry of near.ranked) expect(Number.isFinite(entry.score)).toBe(true);
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   });
 });

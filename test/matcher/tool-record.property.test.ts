@@ -8,6 +8,7 @@ import { restoreSearchIndex, storeSearchIndex } from '../../src/matcher/stored-s
 import { updateSearchIndex } from '../../src/matcher/update-search-index.js';
 import { describeTool, FIELD_BIT, plainRecord, TermDictionary, type IntentWord, type PlainRecord, type ToolRecord } from '../../src/matcher/tool-record.js';
 import { valueWords } from '../../src/matcher/value-words.js';
+import { runs } from '../helpers/property-runs.js';
 import { makeToolDefinition } from './helpers.js';
 
 // The record as it was made before records became term ids in one typed array (maps, sets and strings per tool):
@@ -126,7 +127,7 @@ describe('compact tool records', () => {
           }
         });
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 
@@ -144,7 +145,7 @@ describe('compact tool records', () => {
           expect([term, updated.documentFrequency.has(term), updated.documentFrequency.get(term)]).toEqual([term, fresh.documentFrequency.has(term), fresh.documentFrequency.get(term)]);
         }
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   });
 });

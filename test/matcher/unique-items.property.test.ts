@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { duplicateItems } from '../../src/matcher/unique-items.js';
 import { createParamsValidator } from '../../src/matcher/validate-params.js';
+import { runs } from '../helpers/property-runs.js';
 import { makeToolDefinition } from './helpers.js';
 
 // Review V, V4: `uniqueItems` is checked by one pass over the items' canonical texts instead of ajv's comparison of
@@ -59,7 +60,7 @@ describe('uniqueItems', () => {
         const ajvs = ajvOrNothing(() => ({ pair: ajvPair(array) }));
         if (ajvs !== undefined) expect(pair).toEqual(ajvs.pair);
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 
@@ -77,7 +78,7 @@ describe('uniqueItems', () => {
         const checked = validator.validate(tools[position]!, { files: array });
         if (expected !== undefined) expect(checked.valid).toBe(expected);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 

@@ -5,6 +5,7 @@ import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventBound, boundedFetch } from '../../src/mcp-servers/bounded-fetch.js';
+import { runs } from '../helpers/property-runs.js';
 
 // The fetch under the SDK's Streamable HTTP transport: an MCP server's answer is bounded per JSON message and per event
 // of an event stream, never in all (an event stream lives as long as its session). A real local HTTP server answers.
@@ -198,7 +199,7 @@ describe('EventBound: whether the SDK would resume an event stream (an event of 
         }
         expect(bound.resumable).toBe(resumable(bytes.toString('utf8')));
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LineReader, type LineEvent } from '../../src/mcp-servers/line-reader.js';
+import { runs } from '../helpers/property-runs.js';
 
 // What a stdio MCP server writes is attacker-controlled text, cut into chunks however the pipe cuts it: the lines read
 // must be the text's lines whatever the cuts, and a line past the bound must be skipped however it arrives, never held
@@ -48,7 +49,7 @@ describe('LineReader', () => {
         // where it passed: past the bound, and no further than the bytes of the line that had come
         for (const event of events) if (event.kind === 'passed') expect(event.bytes).toBeGreaterThan(limit);
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 
@@ -67,7 +68,7 @@ describe('LineReader', () => {
         expect(lines).toEqual(expect.arrayContaining(kept));
         expect(events.filter((event) => event.kind === 'passed').length).toBe(skipped);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 

@@ -5,6 +5,7 @@ import { parse } from 'yaml';
 import { draftTools, yamlText } from '../../src/cli/mcp-drafts.js';
 import { hiddenCharacters, INVISIBLE_CHARACTERS } from '../../src/core/index.js';
 import { parseToolDefinition } from '../../src/scanner/parse-tool-definition.js';
+import { runs } from '../helpers/property-runs.js';
 
 // What a server's tools/list may hold: anything a hostile or careless server sends (names, titles, descriptions and
 // annotation values with newlines, quotes, YAML syntax, comment marks, non-ASCII).
@@ -47,7 +48,7 @@ describe('hldp import mcp drafts from whatever a server lists (property)', () =>
           expect(written.why).toBe('');
         });
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -63,7 +64,7 @@ describe('hldp import mcp drafts from whatever a server lists (property)', () =>
         expect(parsed.tool === null).toBe(errors.length > 0);
         if (parsed.tool) expect(parsed.tool.mcp).toEqual({ server: 'srv', tool: tool.name, ...(tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true ? { idempotent: true } : {}) });
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });
@@ -84,7 +85,7 @@ describe('the draft writer and hidden characters (property, review userX, X10)',
         expect(text.match(INVISIBLE_CHARACTERS)).toBeNull();
         expect(hiddenCharacters(text)).toEqual([]);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -108,7 +109,7 @@ describe('the draft writer and hidden characters (property, review userX, X10)',
         if (title.trim() !== '') expect(written.display).toBe(title);
         expect(written.params_schema.properties.p.description).toBe(description);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ParamListsBuilder, declaredParams, paramListsOf, withLazyTools, type JsonSchema, type PolicyDefinition, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
 import { PolicySet } from '../../src/policy/index.js';
+import { runs } from '../helpers/property-runs.js';
 import { makeToolDefinition } from '../matcher/helpers.js';
 
 // a few names, some one slip from another (a did-you-mean), some far
@@ -38,7 +39,7 @@ describe('the condition-key check over the params an index keeps', () => {
         expect(said(indexOf(schemas, keys, () => lists))).toEqual(said(indexOf(schemas, keys, undefined)));
         expect(said(indexOf(after, keys, () => patched.lists()))).toEqual(said(indexOf(after, keys, undefined)));
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   });
 });

@@ -7,6 +7,7 @@ import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
 import { globMachine, globMatcher } from '../../src/policy/glob-matcher.js';
 import { RegexpMachine } from '../../src/policy/regexp-machine.js';
+import { runs } from '../helpers/property-runs.js';
 
 const piece = fc.constantFrom(
   '**', '*', '?', 'a', 'b', 'x', '.', '..', 'secret', '*.key', '.*', 'a*b', '*a*', '??',
@@ -46,7 +47,7 @@ describe('a glob run as a state machine', () => {
         // and the condition's matcher, which runs whichever engine is charged less for the path
         expect(globMatcher(picomatch, pattern, { dot: dotted })(text)).toBe(expected);
       }),
-      { numRuns: 1_500 },
+      { numRuns: runs(1_500) },
     );
   });
 
@@ -58,7 +59,7 @@ describe('a glob run as a state machine', () => {
         const text = parts.join('/');
         expect(machineDecision(pattern, dotted, text)).toBe(picomatch(pattern, { dot: dotted })(text));
       }),
-      { numRuns: 1_500 },
+      { numRuns: runs(1_500) },
     );
   });
 
@@ -69,7 +70,7 @@ describe('a glob run as a state machine', () => {
         const machine = RegexpMachine.of(regex.source);
         if (machine !== undefined) expect(machine.test(text)).toBe(regex.test(text));
       }),
-      { numRuns: 1_500 },
+      { numRuns: runs(1_500) },
     );
   });
 
@@ -79,7 +80,7 @@ describe('a glob run as a state machine', () => {
       fc.property(plain, dot, (pattern, dotted) => {
         expect(RegexpMachine.of(picomatch.makeRe(pattern, { dot: dotted, windows: false }).source)).toBeDefined();
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
     expect(RegexpMachine.of(picomatch.makeRe('**/!(a)/**', { dot: true }).source)).toBeDefined();
     // an extglob over a run of any length stays on picomatch's RegExp, charged by its estimate

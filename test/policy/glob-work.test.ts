@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_PARAMS_WORK } from '../../src/matcher/params-work.js';
 import { compileCondition, type ConditionMode } from '../../src/policy/index.js';
 import { globShape, globWork, judgeablePath, MAX_GLOB_SEGMENTS } from '../../src/policy/glob-work.js';
+import { runs } from '../helpers/property-runs.js';
 
 const MODES: ConditionMode[] = ['broad', 'strict'];
 const name = fc.stringMatching(/^[abksey.]{1,12}$/).filter((segment) => segment !== '.' && segment !== '..');
@@ -29,7 +30,7 @@ describe('a glob condition, bounded and charged', () => {
           expect(compileCondition({ glob: pattern }, mode)(path)).toBe(picomatch(pattern, { dot: mode === 'broad' })(path));
         }
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 
@@ -45,7 +46,7 @@ describe('a glob condition, bounded and charged', () => {
         expect(compileCondition({ glob: pattern }, 'broad')(path)).toBe(true);
         expect(compileCondition({ glob: pattern }, 'strict')(path)).toBe(false);
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 

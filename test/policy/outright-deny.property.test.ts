@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AccessGate, ApprovalRule, PolicyDefinition, Role, ToolIndex } from '../../src/core/index.js';
 import { decidePolicy, outrightDeny, type Principal } from '../../src/policy/index.js';
+import { runs } from '../helpers/property-runs.js';
 import { makeToolDefinition } from '../matcher/helpers.js';
 
 // Review userZ4, F8: "denied outright to this caller" makes a tool forbidden for it, so it must never be said of a tool
@@ -54,7 +55,7 @@ describe('outrightDeny', () => {
         expect(denied !== undefined).toBe(settles);
         if (settles) expect(denied!.ref.where).toBe(`policies/p.hdlp:${first + 4}:5`);
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 });

@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import { compileCondition } from '../../src/policy/index.js';
 import { validateDefinitionFiles } from '../../src/scanner/index.js';
 import { makeToolYaml } from '../helpers/git.js';
+import { runs } from '../helpers/property-runs.js';
 
 // Property-based tests of what reads hostile input: a policy file (repository content) and the params a
 // condition reads (caller content). Runs are counted so that the file takes a few seconds.
@@ -43,7 +44,7 @@ describe('the policy parser', () => {
           expect(error.line).toBeLessThanOrEqual(lines + 1);
         }
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 
@@ -51,7 +52,7 @@ describe('the policy parser', () => {
     fc.assert(fc.property(fc.uint8Array({ maxLength: 400 }), (bytes) => {
       const result = lint(bytes);
       expect(result.policies + result.errors.length).toBeGreaterThan(0);
-    }), { numRuns: 300 });
+    }), { numRuns: runs(300) });
   });
 });
 
@@ -69,7 +70,7 @@ describe('a glob condition', () => {
         expect(strict(path)).toBe(false);
         expect(broad(path)).toBe(true);
       }
-    }), { numRuns: 500 });
+    }), { numRuns: runs(500) });
   });
 
   it('reads a path as its normal form: ./ and x/.. change nothing', () => {
@@ -78,14 +79,14 @@ describe('a glob condition', () => {
       const dressed = `./${detour}/../${path}`;
       expect(strict(dressed)).toBe(strict(path));
       expect(broad(dressed)).toBe(broad(path));
-    }), { numRuns: 500 });
+    }), { numRuns: runs(500) });
   });
 
   it('matches a list strictly only when every element matches, broadly when any does', () => {
     fc.assert(fc.property(fc.array(pathArbitrary, { minLength: 1, maxLength: 5 }), (paths) => {
       expect(strict(paths)).toBe(paths.every((path) => strict(path)));
       expect(broad(paths)).toBe(paths.some((path) => broad(path)));
-    }), { numRuns: 300 });
+    }), { numRuns: runs(300) });
   });
 });
 
@@ -116,7 +117,7 @@ describe('a glob condition under a tool root', () => {
     fc.assert(fc.property(spelled, ({ canonical, spelling }) => {
       expect(strict(spelling, ROOTS)).toBe(strict(canonical, ROOTS));
       expect(broad(spelling, ROOTS)).toBe(broad(canonical, ROOTS));
-    }), { numRuns: 300 });
+    }), { numRuns: runs(300) });
   });
 
   it('judges a `..` after a symlink where the kernel resolves it, the link first (review P, P5): a real folder', () => {
@@ -136,7 +137,7 @@ describe('a glob condition under a tool root', () => {
         expect(allow(`${base}agent/in/../${rest}`, [root])).toBe(false);
         // an allow rule's `*` does not cover dot files; `agent/in/…` is under secrets/sub, wherever it is spelt
         expect(allow(`${base}agent/${rest}`, [root])).toBe(!parts.some((part) => part.startsWith('.')) && parts[0] !== 'in');
-      }), { numRuns: 200 });
+      }), { numRuns: runs(200) });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -162,7 +163,7 @@ describe('a glob condition under a tool root', () => {
         // a cwd the gateway cannot place: no relative path can be judged
         expect(deny(path, [root], null)).toBe(true);
         expect(allow(path, [root], null)).toBe(false);
-      }), { numRuns: 200 });
+      }), { numRuns: runs(200) });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -175,7 +176,7 @@ describe('a glob condition under a tool root', () => {
       const outside = `${elsewhere}/${parts.join('/')}`;
       expect(strict(outside, ROOTS)).toBe(false);
       expect(broad(outside, ROOTS)).toBe(true);
-    }), { numRuns: 200 });
+    }), { numRuns: runs(200) });
   });
 });
 
@@ -216,7 +217,7 @@ describe('a condition over a value that is not a scalar', () => {
       if (scalarsOf(value).some((inner) => broad(inner))) expect(broad(value)).toBe(true);
       if (value !== null && typeof value === 'object' && !Array.isArray(value)) expect(strict(value)).toBe(false);
       if (Array.isArray(value) && value.some((inner) => inner !== null && typeof inner === 'object')) expect(strict(value)).toBe(false);
-    }), { numRuns: 400 });
+    }), { numRuns: runs(400) });
   });
 
   it('a broad rule matches a value nested too deep to read', () => {

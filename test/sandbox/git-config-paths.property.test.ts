@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configEntries } from '../../src/sandbox/git-config-paths.js';
 import { makeTempDir } from '../helpers/git.js';
+import { runs } from '../helpers/property-runs.js';
 
 // configEntries reads config files a user (or a tool, before the folder was guarded) wrote: what it finds there is
 // what the sandbox makes read-only, so it must read them as git does, and never throw or hang on any text.
@@ -54,7 +55,7 @@ describe('configEntries', () => {
         const expected = gitEntries(text);
         if (expected !== undefined) expect(configEntries(text)).toEqual(expected);
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 
@@ -63,7 +64,7 @@ describe('configEntries', () => {
       fc.property(fc.string({ unit: 'binary', maxLength: 400 }), (text) => {
         expect(Array.isArray(configEntries(text))).toBe(true);
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 });

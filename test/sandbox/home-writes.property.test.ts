@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolSandbox } from '../../src/core/index.js';
 import { hostConflict } from '../../src/sandbox/bubblewrap-arguments.js';
 import { declaredPathRefusal } from '../../src/sandbox/declared-path-refusal.js';
+import { runs } from '../helpers/property-runs.js';
 
 // Review U, U2 and U3: a definition's declared write may land in no home folder of the host outside the workspace
 // (the gateway user's $HOME, the run_as user's home), however it is spelt (`..`, `//`, a trailing `/`, `~`, a path
@@ -80,7 +81,7 @@ describe('a declared write in a home folder', () => {
           expect(inValidate, `${path} lands at ${real}`).toBeUndefined();
         }
       }),
-      { numRuns: 600 },
+      { numRuns: runs(600) },
     );
   });
 });

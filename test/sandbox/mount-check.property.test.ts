@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { escapeMountPath, mountCheckScript, mountPlan, parseMountinfo, type MountEntry } from '../../src/sandbox/mount-check.js';
+import { runs } from '../helpers/property-runs.js';
 
 // Review T (T1, T2): the run's first shell compares its /proc/self/mountinfo with what the gateway asked for. Paths
 // in mountinfo are a tool's to choose (a folder named with spaces, tabs, newlines, backslashes, `'`, `*`, `$(…)`):
@@ -63,7 +64,7 @@ describe('the mount check (review T)', () => {
           expect(said).toContain(shape === 'extra' ? `something is mounted at ${escapeMountPath(`${workspace}/..x`)}` : `${pinned} is not mounted from ${pinned}`);
         }
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 
@@ -89,7 +90,7 @@ describe('the mount check (review T)', () => {
           expect(said).toContain(shape === 'moved read-only' ? `${pinned} is not mounted from ${pinned}` : `${workspace} is not mounted from device 8:1, the folder the gateway opened`);
         }
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 

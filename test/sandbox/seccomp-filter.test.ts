@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SECCOMP_ARCHES, seccompInstructions, seccompProgram, type SeccompArch, type SockFilter } from '../../src/sandbox/seccomp-filter.js';
+import { runs } from '../helpers/property-runs.js';
 
 // the x86_64 program, checked by hand against linux/filter.h, linux/seccomp.h and the syscall table:
 // ld w abs 0x20, jeq k 0x15, jge k 0x35, jset k 0x45, and k 0x54, ret k 0x06; jumps count from the next instruction
@@ -171,17 +172,17 @@ describe('the seccomp program (review U, U1; review V, V1 and V2; review W, W1 a
       // the host's own ABI mostly, since every rule but the first is behind it
       const audits = fc.oneof({ arbitrary: fc.constant(arch.audit), weight: 4 }, fc.constantFrom(0x40000003, 0xc000003e, 0xc00000b7), word);
       const call = fc.record({ nr: fc.oneof({ arbitrary: numbers, weight: 3 }, word), arch: audits, args: fc.tuple(fc.oneof(FAMILIES, FLAGS, word), TYPES) });
-      fc.assert(fc.property(fc.boolean(), call, decides), { numRuns: 2000 });
+      fc.assert(fc.property(fc.boolean(), call, decides), { numRuns: runs(2000) });
     });
 
     it(`decides ${name}'s socketpair by family and type alone (property)`, () => {
       const call = fc.record({ nr: fc.constant(arch.socketpair), arch: fc.constant(arch.audit), args: fc.tuple(fc.oneof(fc.constant(1), FAMILIES, word), TYPES) });
-      fc.assert(fc.property(fc.boolean(), call, decides), { numRuns: 1000 });
+      fc.assert(fc.property(fc.boolean(), call, decides), { numRuns: runs(1000) });
     });
 
     it(`decides ${name}'s clone and unshare by their namespace flags alone (property)`, () => {
       const call = fc.record({ nr: fc.constantFrom(arch.clone, arch.unshare), arch: fc.constant(arch.audit), args: fc.tuple(fc.oneof(FLAGS, word), word) });
-      fc.assert(fc.property(fc.boolean(), call, decides), { numRuns: 1000 });
+      fc.assert(fc.property(fc.boolean(), call, decides), { numRuns: runs(1000) });
     });
   }
 });

@@ -3,6 +3,7 @@ import { join, posix } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { declaredPathRefusal } from '../../src/sandbox/index.js';
+import { runs } from '../helpers/property-runs.js';
 
 // Review T, T4: a definition may not be given the host's /tmp or /var/tmp (the user's programs keep their unix
 // sockets there), a folder in them, or one holding them, outside the workspace, unless the operator lists it in
@@ -69,7 +70,7 @@ describe('a declared path in the host’s shared /tmp or /var/tmp (review T, T4)
         if (shared && !inside(real, workspace) && !listed) expect(refusal).toMatch(/the host's shared \/(var\/)?tmp/);
         else expect(refusal).toBeUndefined();
       }),
-      { numRuns: 600 },
+      { numRuns: runs(600) },
     );
   });
 });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { minimalEnvironment, runProcess, type ProcessSpec } from '../../src/executors/index.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { makeTempDir } from '../helpers/git.js';
+import { propertyTimeout, runs } from '../helpers/property-runs.js';
 import { describeWithBubblewrap } from './support/bubblewrap.js';
 
 let temp: { path: string; cleanup: () => Promise<void> };
@@ -82,10 +83,10 @@ for (const mode of ['auto', 'off'] as const) {
           const env = await runProcess(spec(sandbox, 'printenv', ['HLDP_VALUE'], { env: { PATH: '/usr/bin:/bin', HLDP_VALUE: envValue } }));
           expect(env).toMatchObject({ ok: true, output: `${envValue}\n` });
         }),
-        { numRuns: 30 },
+        { numRuns: runs(30) },
       );
       expect(await readdir(temp.path)).toEqual([]);
-    }, 120_000);
+    }, propertyTimeout(120_000));
 
     it('keeps launchers waiting once a command line ran twice, and stops them when the sandbox closes', async () => {
       const own = await createSandbox({ mode });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { aliasPosition } from '../../src/scanner/alias-positions.js';
 import { makeToolYaml } from '../helpers/git.js';
+import { runs } from '../helpers/property-runs.js';
 
 // Review R, R14: an alias conflict is reported at the alias itself, found again in its file's text. Wherever and
 // however the list is written (flow or block, quoted or plain, with comments), the position is where that alias is
@@ -25,7 +26,7 @@ describe('aliasPosition', () => {
         }
         expect(aliasPosition(text, 'not-there-at-all-xyz')).toBeUndefined();
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseToolDefinition } from '../../src/scanner/index.js';
+import { runs } from '../helpers/property-runs.js';
 
 // userZ7, F13: `argv: "tar czf {out} {folder}"` was told only that argv must be a list. It is now shown the list it would
 // be; whatever words the line holds (placeholders, numbers, YAML's words, signs), that list, pasted in, is read by
@@ -26,7 +27,7 @@ describe('a one-line shell.argv (property-based)', () => {
         expect(shown, message).toBeDefined();
         expect(parse(shown!)).toEqual(words);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 });

@@ -8,6 +8,7 @@ import { restoreIndex, type StoredIndex } from '../../src/scanner/stored-index.j
 import { findTool } from '../../src/core/index.js';
 import type { ScanEntry } from '../../src/scanner/build-index.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { runs } from '../helpers/property-runs.js';
 import { cacheFileParts, layout5Of, layout6Of, type CacheFileParts } from '../helpers/scan-cache-layout.js';
 
 let temp: { path: string; cleanup: () => Promise<void> };
@@ -33,7 +34,7 @@ describe('readCacheFile', () => {
         for (const position of asked) expect(file.entries.at(position % Math.max(1, entries.length))).toEqual(entries[position % Math.max(1, entries.length)]);
         expect(file.entries.all()).toEqual(entries);
       }),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   });
 
@@ -198,7 +199,7 @@ describe('a scan cache file whose tail\'s numbers were changed after it was writ
         if (!index) return;
         for (const tool of tools) same(() => findTool(index, tool.name), tool);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LineCounter, parseDocument } from 'yaml';
 import { withDuplicateKeys, YAML_OPTIONS } from '../../src/scanner/yaml-syntax-message.js';
+import { runs } from '../helpers/property-runs.js';
 
 // Review Z14, Z14-3: yaml's own duplicate-key check compares each key with every earlier one of its mapping, so a
 // definition of 90,000 keys took 3.5 minutes of CPU. Definitions are parsed with it off, and `withDuplicateKeys`
@@ -38,7 +39,7 @@ describe('duplicate keys found with a set per mapping (property-based)', () => {
         const text = `top:${block(map, '  ')}other: 1\n`;
         expect(errorsOf(text, true)).toEqual(errorsOf(text, false));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -51,7 +52,7 @@ describe('duplicate keys found with a set per mapping (property-based)', () => {
         const text = `a: ${flow(first)}\nb:${block(second, '  ')}`;
         expect(errorsOf(text, true)).toEqual(byOffset(errorsOf(text, false)));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

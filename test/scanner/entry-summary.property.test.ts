@@ -5,6 +5,7 @@ import { buildIndex, parseEntry, type ScanEntry } from '../../src/scanner/build-
 import { summarise, type EntrySummary, type ToolSummary } from '../../src/scanner/entry-summary.js';
 import { storeIndexSteps, storeSummaries } from '../../src/scanner/stored-index.js';
 import { makeToolYaml } from '../helpers/git.js';
+import { runs } from '../helpers/property-runs.js';
 
 // A cold scan keeps only each entry's summary and writes the entry to the cache file: the index it stores from the
 // summaries must be exactly the one stored from an index assembled from the entries (collisions, aliases taken by
@@ -61,7 +62,7 @@ describe('storeSummaries', () => {
           }
         },
       ),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });

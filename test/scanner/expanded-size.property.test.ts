@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXPANDED_BYTES_PER_FILE_BYTE, readYamlMapping } from '../../src/scanner/yaml-mapping.js';
+import { runs } from '../helpers/property-runs.js';
 
 // review Z10-1: the expanded size of a definition is bounded in bytes, not only in values: one anchored text reused by
 // many aliases made a 90 MB entry out of a 0.9 MB file. Over generated anchor and alias shapes — texts of one- to
@@ -100,7 +101,7 @@ describe('the expanded size of a definition', () => {
         if (expanded > BOUND) over++;
         else under++;
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
     // both sides of the bound were tried
     expect(over).toBeGreaterThan(0);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Scanner, scanOnce } from '../../src/scanner/index.js';
 import { makeTempDir, makeToolYaml, writeFiles } from '../helpers/git.js';
+import { propertyTimeout, runs } from '../helpers/property-runs.js';
 import { comparableIndex, countingListings } from '../helpers/warm-cache.js';
 
 // Issue #18: a plain folder's scanner, restarted (a new process over the same cache, reading the folder's kept record)
@@ -137,7 +138,7 @@ describe('a Scanner over a plain folder, restarted and rescanning', () => {
           vi.useRealTimers();
         }
       }),
-      { numRuns: 25 },
+      { numRuns: runs(25) },
     );
-  }, 300_000);
+  }, propertyTimeout(300_000));
 });

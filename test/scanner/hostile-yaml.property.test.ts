@@ -4,6 +4,7 @@ import { stringify } from 'yaml';
 import { hiddenCharacters } from '../../src/core/index.js';
 import { parseToolDefinition, type ParsedDefinition } from '../../src/scanner/index.js';
 import { makeToolYaml } from '../helpers/git.js';
+import { propertyTimeout, runs } from '../helpers/property-runs.js';
 
 // Property-based tests of the parser against generated and hostile YAML: whatever a file holds, the parser
 // returns a definition or diagnostics (it never throws), each diagnostic points into the file, and the work
@@ -70,11 +71,11 @@ const hostileFragment = fc.oneof(
 
 describe('parseToolDefinition against hostile YAML (property-based)', () => {
   it('returns a definition or diagnostics for any text', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 2000 }), (text) => void expectWellFormed(utf8(text))), { numRuns: 300 });
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 2000 }), (text) => void expectWellFormed(utf8(text))), { numRuns: runs(300) });
   });
 
   it('returns diagnostics for any bytes, invalid UTF-8 and NUL included', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 2000 }), (bytes) => void expectWellFormed(bytes)), { numRuns: 300 });
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 2000 }), (bytes) => void expectWellFormed(bytes)), { numRuns: runs(300) });
   });
 
   it('survives hostile fragments put anywhere in a valid definition, with a BOM or CRLF line ends', () => {
@@ -92,12 +93,12 @@ describe('parseToolDefinition against hostile YAML (property-based)', () => {
           expectWellFormed(utf8(text));
         },
       ),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
     // 150 definitions with fragments up to 300 KB or 10,000 levels deep: ~4 s of CPU, 36 s of wall at load 25 and
     // 214-245 s at load ~32 beside other suites on 2 cores; the bound on each parse is the parser's own (its CPU
     // time, above), not this timeout, which only guards against a hang
-  }, 600_000);
+  }, propertyTimeout(600_000));
 
   it('refuses every alias bomb with YAML_RESOURCE_LIMIT at the first alias, whatever its shape', () => {
     fc.assert(
@@ -106,7 +107,7 @@ describe('parseToolDefinition against hostile YAML (property-based)', () => {
         expect(parsed.tool).toBeNull();
         expect(parsed.diagnostics.map((diagnostic) => diagnostic.code)).toContain('YAML_RESOURCE_LIMIT');
       }),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   });
 
@@ -125,7 +126,7 @@ describe('parseToolDefinition against hostile YAML (property-based)', () => {
         }
         expect(parsed.tool).toMatchObject({ display, intent, why, examples });
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });

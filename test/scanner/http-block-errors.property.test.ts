@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseToolDefinition } from '../../src/scanner/index.js';
+import { runs } from '../helpers/property-runs.js';
 
 // review userY, Y2: the first error of an `http:` block hid its others. Whatever is wrong with the block's other fields
 // (any value, any shape, an unknown key, a missing path), a `query` naming no parameter is reported in the same run, at its line.
@@ -28,7 +29,7 @@ describe('parseToolDefinition with a broken http field beside a query naming no 
         expect(query[0]!.line).toBe(queryLine);
         expect(parsed.tool).toBeNull();
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseToolDefinition } from '../../src/scanner/index.js';
+import { runs } from '../helpers/property-runs.js';
 
 // review R, R5: a file's errors came in stages. Whatever is wrong with the fields a check does not read (any value,
 // any shape, under any of them), an unknown placeholder in a sound argv is reported in the same run, at its line.
@@ -28,7 +29,7 @@ describe('parseToolDefinition with a broken field beside an unknown placeholder 
         const argvLine = text.split('\n').findIndex((line) => line.includes('{nope}')) + 1;
         expect(placeholder[0]!.line).toBe(argvLine);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 });

@@ -12,6 +12,7 @@ import type { GitObject, ObjectType } from '../../src/scanner/sources/pack-store
 import { writeIndexedPack } from '../../src/scanner/sources/write-index.js';
 import { blobId, craftDelta, writeCraftedPack } from '../helpers/crafted-pack.js';
 import { commitFiles, git, initRepository, makeTempDir } from '../helpers/git.js';
+import { propertyTimeout, runs } from '../helpers/property-runs.js';
 
 // Our own `git index-pack --fix-thin`: a fetched pack's index must be the one git writes, a thin pack must be made
 // whole so that git reads it, and a hostile pack must be refused or indexed exactly as git indexes it.
@@ -138,9 +139,9 @@ describe('indexPack', () => {
         expect(boundedThin.index.equals(wholeThin.index)).toBe(true);
         expect(contents(boundedThin)).toEqual(contents(wholeThin));
       }),
-      { numRuns: 25 },
+      { numRuns: runs(25) },
     );
-  }, 60_000);
+  }, propertyTimeout(60_000));
 
   describe('when the pack is thin', () => {
     it('appends the bases it lacks so that git reads it whole, and indexes it as git does', async () => {
@@ -225,9 +226,9 @@ describe('indexPack', () => {
           }
           expect(indexed.index.equals(await gitIndex(temp.path, hostile))).toBe(true);
         }),
-        { numRuns: 60 },
+        { numRuns: runs(60) },
       );
-    }, 60_000);
+    }, propertyTimeout(60_000));
   });
 });
 

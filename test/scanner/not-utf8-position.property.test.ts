@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseToolDefinition } from '../../src/scanner/index.js';
+import { runs } from '../helpers/property-runs.js';
 
 // userZ7, F5: a TOOL.hdlp that is not UTF-8 was told at 1:1, wherever the bad byte sat. Whatever UTF-8 text comes
 // before it, and whatever follows, the error is at the line and column of the first byte that is not UTF-8 (a column
@@ -24,7 +25,7 @@ describe('parseToolDefinition of a file that is not UTF-8 (property-based)', () 
         expect(diagnostic).toMatchObject({ code: 'NOT_UTF8', line: lines.length, column: lines.at(-1)!.length + 1 });
         expect(diagnostic!.message).toMatch(/^TOOL\.hdlp is not UTF-8 text; save it as UTF-8 \(/);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -33,7 +34,7 @@ describe('parseToolDefinition of a file that is not UTF-8 (property-based)', () 
       fc.property(fc.string({ unit: 'binary' }), (text) => {
         expect(parse(Buffer.from(text, 'utf8')).diagnostics.map((diagnostic) => diagnostic.code)).not.toContain('NOT_UTF8');
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

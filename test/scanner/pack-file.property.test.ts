@@ -8,6 +8,7 @@ import { offsetAfter, sortedOffsets } from '../../src/scanner/sources/pack-file.
 import { PackStore } from '../../src/scanner/sources/pack-store.js';
 import { blobId, craftDelta, writeCraftedPack } from '../helpers/crafted-pack.js';
 import { makeTempDir } from '../helpers/git.js';
+import { runs } from '../helpers/property-runs.js';
 
 // A pack on disk is whatever its writer put there: read a window at a time, each entry bounded by the next offset
 // its index names, any pack and index give each object right or an Error, never another object, another kind of
@@ -90,7 +91,7 @@ describe('PackStore over a pack and an index of any bytes', () => {
         await writeFile(pack, bytes);
         await readsRightOrFail(gitdir);
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 
@@ -106,7 +107,7 @@ describe('PackStore over a pack and an index of any bytes', () => {
         await writeFile(index, bytes);
         await readsRightOrFail(gitdir);
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });

@@ -7,6 +7,7 @@ import { inflateEntry, SMALL_INFLATE_BYTES } from '../../src/scanner/sources/pac
 import { PackStore, type PackEntry } from '../../src/scanner/sources/pack-store.js';
 import { blobId, writeCraftedPack } from '../helpers/crafted-pack.js';
 import { makeTempDir } from '../helpers/git.js';
+import { runs } from '../helpers/property-runs.js';
 
 // A small pack entry is inflated in JavaScript (fflate), a large one by Node's zlib (issue #18: an engine per ~1 KB
 // object cost more than the inflating). Every object must come out byte for byte as zlib makes it, and a stream zlib
@@ -68,7 +69,7 @@ describe('pack entries inflated: fflate for small ones, zlib for large ones', ()
         expect(Buffer.isBuffer(inflated)).toBe(true);
         expect(inflated.equals(content)).toBe(true);
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 
@@ -83,7 +84,7 @@ describe('pack entries inflated: fflate for small ones, zlib for large ones', ()
         else if ('error' in read) expect(read.error).toBe(reference.error);
         else expect(read.bytes.length).toBe(size);
       }),
-      { numRuns: 1500 },
+      { numRuns: runs(1500) },
     );
   });
 });
@@ -117,7 +118,7 @@ describe('a damaged blob in a pack on disk is its content or refused, never othe
           store.release();
         }
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyDelta, readVarint } from '../../src/scanner/sources/git-delta.js';
 import { entryAt } from '../../src/scanner/sources/pack-store.js';
+import { runs } from '../helpers/property-runs.js';
 
 // The varints of a pack (an entry's size, an ofs-delta's distance, a delta's two sizes) are a server's bytes: whatever
 // they are, each reads as a safe integer or is refused with an Error. ~160 continuation bytes read as NaN (review G F6),
@@ -28,7 +29,7 @@ describe('pack varints read as safe integers or are refused', () => {
           expect(refusedPlainly(error), String(error)).toBe(true);
         }
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 
@@ -51,7 +52,7 @@ describe('pack varints read as safe integers or are refused', () => {
           expect(refusedPlainly(error), String(error)).toBe(true);
         }
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 
@@ -65,7 +66,7 @@ describe('pack varints read as safe integers or are refused', () => {
           expect(error instanceof Error && !(error instanceof TypeError) && !(error instanceof RangeError), String(error)).toBe(true);
         }
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildIndex, parseEntry, type ScanEntry } from '../../src/scanner/build-index.js';
 import { patchIndex } from '../../src/scanner/patch-index.js';
 import { makeToolYaml } from '../helpers/git.js';
+import { runs } from '../helpers/property-runs.js';
 
 // A rescan may take the previous index and swap changed definitions in, instead of assembling it again: whenever it
 // does, the index must be exactly the one assembled from the new entries (collisions, aliases, toolsets, policies).
@@ -70,7 +71,7 @@ describe('patchIndex', () => {
           expect(patched).toEqual(buildIndex('s', 'c1', after, 't1'));
         },
       ),
-      { numRuns: 120 },
+      { numRuns: runs(120) },
     );
     // the common case (a definition's text changes, its names do not) is among those tried
     expect(applied).toBeGreaterThan(0);

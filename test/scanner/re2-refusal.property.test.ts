@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isUnsupportedConstruct, re2Problem } from '../../src/scanner/re2-refusal.js';
+import { runs } from '../helpers/property-runs.js';
 
 // the advice "rewrite it without look-around or back-references" follows only from a pattern that holds one (userU, F3)
 describe('isUnsupportedConstruct', () => {
@@ -13,7 +14,7 @@ describe('isUnsupportedConstruct', () => {
           if (reason === undefined || !isUnsupportedConstruct(reason)) return;
           expect(pattern).toMatch(/\(\?[=!]|\(\?<[=!]|\\[1-9k]/);
         }),
-        { numRuns: 3000 },
+        { numRuns: runs(3000) },
       );
     });
   });

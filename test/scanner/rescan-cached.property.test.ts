@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scanner, scanOnce } from '../../src/scanner/index.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { propertyTimeout, runs } from '../helpers/property-runs.js';
 import { comparableIndex, countingListings } from '../helpers/warm-cache.js';
 
 // Issue #18: a rescan of an index served from the scan cache, and a start onto a commit newer than the cache's, patch
@@ -119,7 +120,7 @@ describe('a Scanner patching an index served from the scan cache', () => {
         const last = await new Scanner({ repo, cacheDir }).scan();
         expect(comparableIndex(last)).toEqual(comparableIndex(await scanOnce(repo, { cacheDir: join(temp.path, `fresh-${round}-last`) })));
       }),
-      { numRuns: 12 },
+      { numRuns: runs(12) },
     );
-  }, 300_000);
+  }, propertyTimeout(300_000));
 });

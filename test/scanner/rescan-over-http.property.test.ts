@@ -6,6 +6,7 @@ import type { ToolIndex } from '../../src/core/index.js';
 import { Scanner, scanOnce } from '../../src/scanner/index.js';
 import { commitFiles, git, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
+import { propertyTimeout, runs } from '../helpers/property-runs.js';
 
 // A running Scanner fetches each new commit (a thin pack, indexed by our own reader) and re-reads only the folders whose
 // tree changed: after every push its index must be exactly what a fresh scan of that commit gives — tools added,
@@ -114,7 +115,7 @@ describe('a Scanner rescanning a remote over smart HTTP', () => {
         const [source] = await readdir(join(temp.path, `cache-${round}`, 'sources'));
         await git(join(temp.path, `cache-${round}`, 'sources', source!, 'repo'), 'fsck', '--no-progress', '--no-dangling');
       }),
-      { numRuns: 5 },
+      { numRuns: runs(5) },
     );
-  }, 240_000);
+  }, propertyTimeout(240_000));
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkUndeclaredScriptVariables } from '../../src/scanner/script-variable-check.js';
 import { findScriptVariables, type ReferenceContext } from '../../src/scanner/script-variables.js';
+import { runs } from '../helpers/property-runs.js';
 
 // a piece of a generated script, and the references it holds with where `sh` reads them (review userY, Y3)
 interface Piece {
@@ -51,7 +52,7 @@ describe('findScriptVariables', () => {
         expect(found.clean).toBe(true);
         expect(found.references.map(({ name, index, context, defaulted }) => ({ name, offset: index, context, ...(defaulted ? { defaulted } : {}) }))).toEqual(references);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -63,7 +64,7 @@ describe('findScriptVariables', () => {
           expect(script.slice(found.index, found.index + found.name.length)).toBe(found.name);
         }
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 });
@@ -95,7 +96,7 @@ describe('checkUndeclaredScriptVariables', () => {
           if (near) expect(problem.message).toContain(`did you mean $HLDP_PARAM_${near}`);
         }
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 

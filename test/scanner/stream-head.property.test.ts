@@ -9,6 +9,7 @@ import { PackStore } from '../../src/scanner/sources/pack-store.js';
 import { DELTA_SIZES_BYTES, deltaResultSize, entryStreamHead } from '../../src/scanner/sources/stream-head.js';
 import { craftDelta } from '../helpers/crafted-pack.js';
 import { makeTempDir } from '../helpers/git.js';
+import { runs } from '../helpers/property-runs.js';
 
 // A delta's head (its two sizes) is read from the start of its zlib stream however many empty blocks open it
 // (review Z17-8): inflated as it streams from a pack entry's bytes, read in growing spans. For any stream zlib writes,
@@ -60,7 +61,7 @@ describe('the head of a zlib stream opened by empty blocks', () => {
           expect(head.equals(Buffer.from(bytes).subarray(0, want))).toBe(true);
         },
       ),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 
@@ -71,7 +72,7 @@ describe('the head of a zlib stream opened by empty blocks', () => {
         const { read } = entryReader(3, opened(delta, stored, 0, 6, constants.Z_DEFAULT_STRATEGY));
         expect(deltaResultSize(await entryStreamHead(read, 3, DELTA_SIZES_BYTES))).toBe(result);
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   });
 
@@ -82,7 +83,7 @@ describe('the head of a zlib stream opened by empty blocks', () => {
         const { read } = entryReader(header, Buffer.concat([zlibHeader ? Buffer.from([0x78, 0x9c]) : Buffer.alloc(0), bytes]));
         expect((await entryStreamHead(read, header, want)).length).toBeLessThanOrEqual(want);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -120,7 +121,7 @@ describe('a loose object whose zlib stream opens with empty blocks', () => {
         const read = await reader.readUpTo(oid, 'blob', bytes.length);
         expect(typeof read !== 'number' && Buffer.from(read.content).equals(Buffer.from(bytes))).toBe(true);
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { StringTable } from '../../src/scanner/string-table.js';
+import { runs } from '../helpers/property-runs.js';
 
 describe('StringTable', () => {
   describe('when sharing the strings of values sent between threads', () => {
@@ -10,7 +11,7 @@ describe('StringTable', () => {
           const table = new StringTable(8, 12);
           for (const value of values) expect(table.shareStrings(structuredClone(value))).toEqual(value);
         }),
-        { numRuns: 200 },
+        { numRuns: runs(200) },
       );
     });
 

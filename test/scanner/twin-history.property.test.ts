@@ -8,6 +8,7 @@ import { walkClaims } from '../../src/scanner/sources/claim-history.js';
 import { ObjectReader } from '../../src/scanner/sources/object-reader.js';
 import { PackStore } from '../../src/scanner/sources/pack-store.js';
 import { makeTempDir, makeToolYaml } from '../helpers/git.js';
+import { propertyTimeout, runs } from '../helpers/property-runs.js';
 
 // Review Z4, F3b: at a cold start git history names the case twin that keeps a name; a server that watched the branch
 // kept the one that held it at the pushes it saw. The rule must never name a twin another server could have kept: over
@@ -87,7 +88,7 @@ describe('case twins settled by git history at a cold start', () => {
           expect(holder, `history ${states.join(' → ')}, a server that saw ${watched.join(', ')}`).toBe(named);
         }
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
-  }, 600_000);
+  }, propertyTimeout(600_000));
 });

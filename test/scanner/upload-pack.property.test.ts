@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FLUSH, packetLine, readPacket } from '../../src/scanner/sources/pkt-line.js';
 import { packOfResponse, parseAdvertisement } from '../../src/scanner/sources/upload-pack.js';
+import { runs } from '../helpers/property-runs.js';
 
 // A server's answers are parsed from memory: whatever bytes come, a parser gives what was framed or an Error, and
 // never reads past the answer's end.
@@ -116,7 +117,7 @@ describe('packOfResponse', () => {
           if (packets.length >= 3 * 4096) expect(turns).toBeGreaterThanOrEqual(Math.floor(packets.length / 4096) - 1);
         },
       ),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   });
 

@@ -5,6 +5,7 @@ import { parseToolDefinition } from '../../src/scanner/index.js';
 import { parseYamlFast } from '../../src/scanner/yaml-fast.js';
 import { YamlLocator } from '../../src/scanner/yaml-locator.js';
 import { makeToolYaml } from '../helpers/git.js';
+import { runs } from '../helpers/property-runs.js';
 
 // The fast reader (src/scanner/yaml-fast.ts) against `yaml` itself: whenever it returns a value, `yaml` accepts
 // the same text without an error and gives the same value, and each offset it notes is where `yaml` locates that
@@ -114,7 +115,7 @@ describe('the fast YAML reader', () => {
         const text = stringify(document, options as ToStringOptions & DocumentOptions);
         if (expectAgrees(text)) answered++;
       }),
-      { numRuns: 1500 },
+      { numRuns: runs(1500) },
     );
     // the subset is the common case, not a corner of it
     expect(answered).toBeGreaterThan(150);
@@ -131,7 +132,7 @@ describe('the fast YAML reader', () => {
         if (expectAgrees(text)) answered++;
         expectSameDefinition(text);
       }),
-      { numRuns: 1500 },
+      { numRuns: runs(1500) },
     );
     expect(answered).toBeGreaterThan(50);
   }, PROPERTY_TIMEOUT_MS);
@@ -142,7 +143,7 @@ describe('the fast YAML reader', () => {
         expectAgrees(text);
         expectSameDefinition(text);
       }),
-      { numRuns: 3000 },
+      { numRuns: runs(3000) },
     );
   }, PROPERTY_TIMEOUT_MS);
 

@@ -4,6 +4,7 @@ import { Document, isCollection, visit } from 'yaml';
 import { MAX_DEFINITION_DEPTH, parseToolDefinition } from '../../src/scanner/index.js';
 import { readYamlMapping } from '../../src/scanner/yaml-mapping.js';
 import { nestedPast, PRECHECKED_DEPTH } from '../../src/scanner/yaml-nesting.js';
+import { runs } from '../helpers/property-runs.js';
 
 // Review Z15-3: a definition's nesting is counted from yaml's lexer before yaml builds the document, and a text past
 // PRECHECKED_DEPTH is refused there. The count must never refuse what the depth limit (64) accepts, and whatever is
@@ -65,7 +66,7 @@ describe('the nesting counted before yaml parses a definition (review Z15-3)', (
           expect(read.ok ? [] : read.diagnostics, text).toEqual([]);
         }
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -78,7 +79,7 @@ describe('the nesting counted before yaml parses a definition (review Z15-3)', (
           expect(read.ok ? [] : read.diagnostics.map(({ code, message }) => ({ code, message })), text.slice(0, 300)).toEqual([{ code: 'YAML_RESOURCE_LIMIT', message: TOO_DEEP }]);
         }
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseToolDefinition } from '../../src/scanner/index.js';
+import { runs } from '../helpers/property-runs.js';
 
 // Review userZ7, F2: a ' #' inside a one-line flow list starts a YAML comment that takes the closing bracket with it,
 // and `yaml` said "must be sufficiently indented and end with a ]" at a line past the file's end; a ': ' in a plain
@@ -28,7 +29,7 @@ describe("a ' #' inside a flow list (property-based)", () => {
         expect(told[0]).toMatchObject({ line: 6, column: line.indexOf(' #') + 2, code: 'YAML_SYNTAX' });
         expect(told[0]!.message).toContain(`("${hashed.length > 40 ? `${hashed.slice(0, 40)}…` : hashed}")`);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -40,7 +41,7 @@ describe("a ' #' inside a flow list (property-based)", () => {
         expect(parsed.diagnostics.filter((diagnostic) => diagnostic.severity === 'error')).toEqual([]);
         expect(parsed.tool?.examples).toEqual([...before, hashed]);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 });
@@ -56,7 +57,7 @@ describe("a ': ' inside a plain value (property-based)", () => {
         const quoted = parse(`name: demo\ndisplay: Demo\nintent: "${value}"\nmethod: run\nexecutor: shell\n${TAIL}`);
         expect(quoted.tool?.intent).toBe(value);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 });

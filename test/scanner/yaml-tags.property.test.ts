@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseToolDefinition } from '../../src/scanner/index.js';
 import { parseYamlFast } from '../../src/scanner/yaml-fast.js';
 import { makeToolYaml } from '../helpers/git.js';
+import { runs } from '../helpers/property-runs.js';
 
 // Review R, R13: `display: !!js/function "function(){}"` was accepted as the string inside, the unknown tag dropped
 // without a word. Whatever tag a definition holds outside the YAML 1.2 core schema, wherever it is written, both
@@ -39,7 +40,7 @@ describe('a definition holding a YAML tag outside the core schema', () => {
           expect(parsed.diagnostics.find((diagnostic) => diagnostic.code === 'YAML_SYNTAX'), text).toMatchObject({ line, column, severity: 'error', message: expect.stringContaining(`'${written}'`) });
         }
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 });

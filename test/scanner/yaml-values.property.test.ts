@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Document, isCollection, isScalar, parseDocument, Scalar, visit, type ToStringOptions } from 'yaml';
 import { readYamlMapping } from '../../src/scanner/yaml-mapping.js';
 import { lexedPast, lexedValues } from '../../src/scanner/yaml-nesting.js';
+import { runs } from '../helpers/property-runs.js';
 
 // Review Z18, Z18-3: a definition's values are counted from yaml's lexer before yaml builds its document, so that a
 // text of more than 100,000 values is refused without paying for that document. The count must be the document's own
@@ -156,7 +157,7 @@ describe('the values counted before yaml builds a definition (review Z18, Z18-3)
         expect(lexedPast(yaml, Infinity, values), yaml).toBeUndefined();
         expect(lexedPast(yaml, Infinity, values - 1)?.past, yaml).toBe('values');
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -168,7 +169,7 @@ describe('the values counted before yaml builds a definition (review Z18, Z18-3)
         fc.pre(read !== undefined);
         expect(lexedValues(yaml), yaml).toBe(documentValues(read!.value));
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -185,7 +186,7 @@ describe('the values counted before yaml builds a definition (review Z18, Z18-3)
         // every value is counted but those an alias stands for (yaml's value of an alias is its anchor's very object)
         expect(lexed, yaml).toBe(documentValues(read!.value, new Set()));
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { countChars, fitToBudget, type BudgetSection } from '../../src/sessions/index.js';
+import { runs } from '../helpers/property-runs.js';
 
 const word = fc.string({ unit: fc.constantFrom('a', 'b', 'é', '中', '文', 'x', '-', '😀'), minLength: 1, maxLength: 12 });
 const line = fc.record({
@@ -26,7 +27,7 @@ describe('countChars', () => {
         const text = String.fromCharCode(...codes);
         expect(countChars(text)).toBe([...text].length);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 });
@@ -41,7 +42,7 @@ describe('fitToBudget', () => {
         const total = input.reduce((sum, section) => sum + section.lines.length, 0);
         expect(keptLines(fitted.text)).toHaveLength(total - fitted.dropped.length);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -73,7 +74,7 @@ describe('fitToBudget', () => {
           if (fitted.dropped.some((entry) => entry.markers.length > 0)) expect(survivors.every((entry) => entry.markers.length > 0)).toBe(true);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -94,7 +95,7 @@ describe('fitToBudget', () => {
       fc.property(sections, fc.integer({ min: 0, max: 800 }), (input: BudgetSection[], budget) => {
         expect(fitToBudget(input, budget)).toEqual(fitToBudget(structuredClone(input), budget));
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   });
 });

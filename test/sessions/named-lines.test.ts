@@ -4,6 +4,7 @@ import type { ToolDefinition } from '../../src/core/index.js';
 import { fitToBudget } from '../../src/sessions/budget.js';
 import { IndexNamedLines, namedLines } from '../../src/sessions/named-lines.js';
 import { oneLine, toolMarkers } from '../../src/sessions/signatures.js';
+import { runs } from '../helpers/property-runs.js';
 import { makeToolDefinition } from '../matcher/helpers.js';
 
 // an index: tools in order, each in one of a few groups (or none), some needing confirmation
@@ -29,7 +30,7 @@ describe("a block's named lines worked out from the whole index's", () => {
         const left = tools.filter((_tool, at) => !excluded.includes(at));
         expect(new IndexNamedLines(tools, descriptions).linesWithout(excluded)).toEqual(namedLines(left, descriptions));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -50,7 +51,7 @@ describe("a block's named lines worked out from the whole index's", () => {
         expect({ ...fitted, dropped: fitted.dropped.map((line) => line.name) }).toEqual({ ...whole, dropped: whole.dropped.map((line) => line.name) });
         expect(read.length).toBeLessThanOrEqual(fitted.text.split('\n').length - 1);
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -74,7 +75,7 @@ describe("a block's named lines worked out from the whole index's", () => {
         const whole = fitToBudget([{ header: 'Tools:', lines: expected, dropRank: 0 }], budget);
         expect({ ...fitted, dropped: fitted.dropped.map((line) => line.name) }).toEqual({ ...whole, dropped: whole.dropped.map((line) => line.name) });
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseToolCall, parseToolCalls, renderToolCall, type ToolCallSchemas } from '../../src/sessions/index.js';
+import { runs } from '../helpers/property-runs.js';
 
 const SCHEMAS: Record<string, Record<string, unknown>> = {
   read_skill: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
@@ -50,7 +51,7 @@ describe('TOOL_CALL lines', () => {
         const bare = written !== '' && !written.startsWith('{');
         expect(parseToolCall(line, bare ? schemas : undefined)).toEqual({ ok: true, name, args });
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
@@ -61,7 +62,7 @@ describe('TOOL_CALL lines', () => {
         expect(typeof parsed.ok).toBe('boolean');
         expect(parseToolCall(text).ok === false || text.trim().startsWith('TOOL_CALL:')).toBe(true);
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BUS_WINDOW_MS, BusVerifier, signBusPayload } from '../../src/store/postgres/bus-signature.js';
+import { runs } from '../helpers/property-runs.js';
 
 // The PostgreSQL bus reads payloads any role that may connect can send (NOTIFY checks no privilege): the verifier
 // must deliver exactly what an instance signed, once, and nothing else (review S, S5).
@@ -25,7 +26,7 @@ describe('the bus payload verifier', () => {
         expect(verifier.verify(payload, NOW)).toEqual({ topic: topicName, message: sent });
         expect(verifier.verify(payload, NOW)).toEqual({ refused: 'replayed' });
       }),
-      { numRuns: 500 },
+      { numRuns: runs(500) },
     );
   });
 
@@ -40,7 +41,7 @@ describe('the bus payload verifier', () => {
         fc.pre(tampered !== payload);
         expect(new BusVerifier(key).verify(tampered, NOW)).toHaveProperty('refused');
       }),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
     // the two changes random text rarely makes: U+FFFD swapped for a lone surrogate (both are EF BF BD in UTF-8), and a
     // signature's hex digit in upper case (the same bytes)

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, hashParams } from '../../src/store/index.js';
+import { runs } from '../helpers/property-runs.js';
 
 describe('canonicalJson', () => {
   describe('when params differ only in form', () => {
@@ -63,7 +64,7 @@ describe('canonicalJson of any JSON value', () => {
   it('returns the text the recursive writer returned, so that every stored receipt still hashes the same', () => {
     fc.assert(fc.property(withUndefinedAndDates, (value) => {
       expect(canonicalJson(value)).toBe(recursiveCanonical(value) ?? 'null');
-    }), { numRuns: 500 });
+    }), { numRuns: runs(500) });
   });
 
   it.each([

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Receipt } from '../../src/core/index.js';
 import { canonicalReceiptText, GENESIS, linkHash } from '../../src/store/index.js';
+import { runs } from '../helpers/property-runs.js';
 import { runsHere, storeKinds, useStore } from './backends.js';
 import { makeReceipt } from './support.js';
 
@@ -95,7 +96,7 @@ describe('canonicalReceiptText', () => {
         expect(canonicalReceiptText(reversed)).toBe(text);
         expect(text.startsWith(`{"ok":true,"tool":"shell-exec","method":"exec","output":${JSON.stringify(fields.output)},"error":`)).toBe(true);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -105,7 +106,7 @@ describe('canonicalReceiptText', () => {
         const text = canonicalReceiptText(makeReceipt(fields));
         expect(canonicalReceiptText(JSON.parse(text) as Receipt)).toBe(text);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { excerptOf } from '../../src/store/receipt-summary.js';
+import { runs } from '../helpers/property-runs.js';
 
 // A receipt's view shows it as the store cuts each string for display: read from text an agent's tool wrote.
 
@@ -41,7 +42,7 @@ describe('a receipt cut for display', () => {
         expect(Object.keys(cut).length > 0).toBe(strings(stored).some((value) => value.length > chars));
         if (typeof stored.output === 'string' && stored.output.length > chars) expect(cut.output).toBe(Buffer.byteLength(stored.output));
       }),
-      { numRuns: 1000 },
+      { numRuns: runs(1000) },
     );
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Receipt } from '../../src/core/index.js';
 import { canonicalReceiptText } from '../../src/store/index.js';
+import { propertyTimeout, runs } from '../helpers/property-runs.js';
 import { runsHere, storeKinds, useStore } from './backends.js';
 import { makeReceipt } from './support.js';
 
@@ -83,7 +84,7 @@ describe.each(storeKinds())('$name receipts holding any text', (kind) => {
         expect(ids(await store.searchSummaries({ caller, code: 'TIMEOUT', text, ...bounds }))).toEqual(ids(timedOut.filter((receipt) => holds(receipt, text))));
         expect((await store.pageTexts({ caller, code: 'TIMEOUT' }, 64 * 1024 * 1024)).texts).toEqual(timedOut.map(canonicalReceiptText));
       }),
-      { numRuns: 8 },
+      { numRuns: runs(8) },
     );
-  }, 240_000);
+  }, propertyTimeout(240_000));
 });
