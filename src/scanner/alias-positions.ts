@@ -1,4 +1,4 @@
-import type { Diagnostic } from '../core/index.js';
+import { runLettingGo, runToEnd, type Diagnostic } from '../core/index.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
 import { ScanStopped, type ToolEntry } from './sources/source.js';
 import type { Position } from './yaml-locator.js';
@@ -22,24 +22,59 @@ export interface AliasToPlace {
 
 /** Where `alias` is written among the `aliases` of a definition's text (or its `group` is), or undefined if it is not (the file changed). */
 export function aliasPosition(text: string, alias: string, field: 'aliases' | 'group' = 'aliases'): Position | undefined {
+  return aliasPlaces(text)(alias, field);
+}
+
+/**
+ * Where each alias of a definition's text is written (and its `group`), from one parse of it: a file whose N aliases
+ * conflict was parsed whole once per alias, O(N²) — 4,000 of them held `hldp scan` 116 s (review Z20, Z20-1). The text
+ * was accepted by the scan, which checked its keys' uniqueness its own linear way: yaml's check is quadratic in a
+ * mapping's keys (Z20-7), so it is not asked for again.
+ */
+export function aliasPlaces(text: string): (alias: string, field?: 'aliases' | 'group') => Position | undefined {
   const { isScalar, isSeq } = yamlModule();
   // a file that changed since the scan read it may now be one the scan refuses before yaml builds it
-  const counted = countedDocument(text);
-  if ('refused' in counted) return undefined;
-  const { document, locator } = counted;
-  const aliases = document.errors.length === 0 ? document.get(field, true) : undefined;
-  const item = field === 'group' ? aliases : isSeq(aliases) ? aliases.items.find((node) => isScalar(node) && node.value === alias) : undefined;
-  const offset = isScalar(item) ? item.range?.[0] : undefined;
-  return offset === undefined ? undefined : locator.at(offset);
+  const counted = countedDocument(text, { uniqueKeys: false });
+  if ('refused' in counted) return () => undefined;
+  const { document, lineCounter } = counted;
+  const read = document.errors.length === 0;
+  // each alias's first place in the list, by its value as yaml read it
+  const offsets = new Map<unknown, number>();
+  const aliases = read ? document.get('aliases', true) : undefined;
+  if (isSeq(aliases)) for (const node of aliases.items) if (isScalar(node) && node.range && !offsets.has(node.value)) offsets.set(node.value, node.range[0]);
+  const group = read ? document.get('group', true) : undefined;
+  const groupAt = isScalar(group) ? group.range?.[0] : undefined;
+  return (alias, field = 'aliases') => {
+    const offset = field === 'group' ? groupAt : offsets.get(alias);
+    if (offset === undefined) return undefined;
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, column: col };
+  };
 }
 
 /** `warnings` with each alias conflict at its alias, where `textOf` gives its file's text (else left where it was). */
 export function placeAliasConflicts(warnings: readonly Diagnostic[], toPlace: readonly AliasToPlace[], textOf: (entry: ToolEntry) => string | undefined): Diagnostic[] {
+  return runToEnd(placing(warnings, toPlace, textOf));
+}
+
+// places the conflicts a file at a time (each file's text parsed once), yielding between files
+function* placing(warnings: readonly Diagnostic[], toPlace: readonly AliasToPlace[], textOf: (entry: ToolEntry) => string | undefined): Generator<void, Diagnostic[]> {
   const placed = warnings.slice();
-  for (const { at, entry, alias, field } of toPlace) {
+  const byEntry = new Map<ToolEntry, AliasToPlace[]>();
+  for (const conflict of toPlace) {
+    const conflicts = byEntry.get(conflict.entry);
+    if (conflicts) conflicts.push(conflict);
+    else byEntry.set(conflict.entry, [conflict]);
+  }
+  for (const [entry, conflicts] of byEntry) {
     const text = textOf(entry);
-    const position = text === undefined ? undefined : aliasPosition(text, alias, field);
-    if (position) placed[at] = { ...placed[at]!, ...position };
+    if (text === undefined) continue;
+    const placeOf = aliasPlaces(text);
+    for (const { at, alias, field } of conflicts) {
+      const position = placeOf(alias, field);
+      if (position) placed[at] = { ...placed[at]!, ...position };
+    }
+    yield;
   }
   return placed;
 }
@@ -61,7 +96,8 @@ export async function placeAliasConflictsReading(warnings: readonly Diagnostic[]
     });
     if (file && 'content' in file) texts.set(entry, textOfFile(file));
   }
-  return placeAliasConflicts(warnings, toPlace, (entry) => texts.get(entry));
+  // the loop let go between files: a rescan's conflicts held every request while they were placed (Z20-1)
+  return runLettingGo(placing(warnings, toPlace, (entry) => texts.get(entry)));
 }
 
 /** A definition's text as the parser read it (UTF-8; a front matter's lines keep their numbers in the whole file). */

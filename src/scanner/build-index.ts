@@ -256,9 +256,9 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
     if (position % SLICE === SLICE - 1) yield;
     if ((taken.size > 0 || closed.size > 0) && owners.get(tools[position]!.name.toLowerCase()) !== tools[position]) continue;
     kept.push(
-      keepUniqueAliases(tools[position]!, owners, aliasOwners, warnings, closed, (alias, holder) => {
+      keepUniqueAliases(tools[position]!, owners, aliasOwners, warnings, closed, (alias, holder, warned) => {
         // an alias no tool keeps (git history cannot date its claims) has no holder, and is not placed at its line
-        if (holder !== undefined) toPlace.push({ at: warnings.length - 1, entry: toolEntries[position]!, alias });
+        if (holder !== undefined && warned) toPlace.push({ at: warnings.length - 1, entry: toolEntries[position]!, alias });
         contest(alias.toLowerCase(), holder, { alias: tools[position]!.name });
       }),
     );
@@ -296,40 +296,47 @@ function duplicate(file: string, position: Position | undefined, taken: string):
 }
 
 // an alias that is another tool's name, or another tool's alias, would make lookups ambiguous: the name's tool keeps it,
-// else the one `aliasHolders` chose
+// else the one `aliasHolders` chose. A tool is warned of its first MOST_ALIAS_CONFLICTS, the last saying how many more
+// (as unknown fields are): 4,000 conflicting aliases were 4,000 warnings in the index, the cache and /v1/scan (Z20-1).
 function keepUniqueAliases<T extends ToolStub>(
   tool: T,
   owners: Map<string, T>,
   aliasOwners: Map<string, T>,
   warnings: Diagnostic[],
   closed: ReadonlySet<string>,
-  reported: (alias: string, holder: string | undefined) => void,
+  reported: (alias: string, holder: string | undefined, warned: boolean) => void,
 ): T {
   const kept: string[] = [];
+  let conflicts = 0;
+  let last = -1;
+  const warn = (message: string): boolean => {
+    if (++conflicts > MOST_ALIAS_CONFLICTS) return false;
+    last = warnings.push({ file: tool.source.path, line: 1, column: 1, severity: 'warning', code: 'ALIAS_CONFLICT', message }) - 1;
+    return true;
+  };
   for (const alias of tool.aliases) {
     const key = alias.toLowerCase();
     if (closed.has(key)) {
-      warnings.push({ file: tool.source.path, line: 1, column: 1, severity: 'warning', code: 'ALIAS_CONFLICT', message: `alias '${alias}' is also a tool's name, and git history cannot tell which is older: it is ignored for '${tool.name}', and no tool is served by that name` });
+      const warned = warn(`alias '${alias}' is also a tool's name, and git history cannot tell which is older: it is ignored for '${tool.name}', and no tool is served by that name`);
       // still contested: a deny rule or sessions.deny entry naming it keeps covering this tool
-      if (tool.name.toLowerCase() !== key) reported(alias, undefined);
+      if (tool.name.toLowerCase() !== key) reported(alias, undefined, warned);
       continue;
     }
     const nameOwner = owners.get(key);
     const aliasOwner = aliasOwners.get(key);
     const conflict = nameOwner && nameOwner !== tool ? nameOwner.name : aliasOwner && aliasOwner !== tool ? aliasOwner.name : undefined;
     if (conflict) {
-      warnings.push({
-        file: tool.source.path, line: 1, column: 1, severity: 'warning', code: 'ALIAS_CONFLICT',
-        message: `alias '${alias}' also names tool '${conflict}'; it is ignored for '${tool.name}'`,
-      });
-      reported(alias, conflict);
+      reported(alias, conflict, warn(`alias '${alias}' also names tool '${conflict}'; it is ignored for '${tool.name}'`));
       continue;
     }
     kept.push(alias);
   }
+  if (conflicts > MOST_ALIAS_CONFLICTS) warnings[last] = { ...warnings[last]!, message: `${warnings[last]!.message}; and ${conflicts - MOST_ALIAS_CONFLICTS} more of its aliases are ignored as well` };
   // a copy with its prototype: a summary's source may be made by it (entry-summary's FolderToolSummary)
   return kept.length === tool.aliases.length ? tool : (Object.assign(Object.create(Object.getPrototypeOf(tool) as object | null) as T, tool, { aliases: kept }) as T);
 }
+
+const MOST_ALIAS_CONFLICTS = 20;
 
 // each alias no tool is named, and the tool that keeps it: the one that held it at the previous commit, else the first by
 // path. An alias a tool served at the previous commit and still declares stays its alias when a tool is now named so
