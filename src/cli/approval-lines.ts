@@ -5,9 +5,9 @@ import { terminalSafe } from './terminal-safe.js';
 // escaped: a bidi override could reorder the path a person approves (found in review)
 // a decided request says who decided it, when, how and why, not the rule's reason and an expiry that no longer
 // applies (a request cancelled as outdated read "expires … 'file-write' requires confirmation": review userX, X6)
-export function summary(record: ApprovalRecord & { outdated?: string }): string {
+export function summary(record: ApprovalRecord & { outdated?: string; registry?: string }): string {
   const state = record.decided_at ? decided(record) : `expires ${record.expires_at}  ${record.rule.reason}`;
-  return terminalSafe(`${record.id}  ${record.status.padEnd(9)}  ${record.tool}  by ${record.caller}  ${state}${record.outdated ? `  OUTDATED: ${record.outdated}` : ''}`);
+  return terminalSafe(`${record.id}  ${record.status.padEnd(9)}  ${record.tool}  by ${record.caller}  ${state}${record.outdated ? `  OUTDATED: ${record.outdated}` : ''}${record.registry ? `  ANOTHER REGISTRY: ${record.registry}` : ''}`);
 }
 
 function decided(record: ApprovalRecord): string {
@@ -18,10 +18,11 @@ function decided(record: ApprovalRecord): string {
   return `${record.status} by ${record.decided_by ?? 'the clock'} at ${record.decided_at} via ${record.decided_via}${record.decision_reason ? `: ${record.decision_reason}` : ''}`;
 }
 
-export function detail(record: ApprovalRecord & { outdated?: string }): string {
+export function detail(record: ApprovalRecord & { outdated?: string; registry?: string }): string {
   return [
     `${record.id}  ${record.status}${record.outdated ? '  OUTDATED' : ''}`,
     ...(record.outdated ? [`outdated  ${record.outdated}`] : []),
+    ...(record.registry ? [`registry  ${record.registry}`] : []),
     `tool      ${record.tool} (${record.executor} ${record.method})`,
     `params    ${JSON.stringify(record.params)}`,
     `caller    ${record.caller}${record.session ? ` (session ${record.session})` : ''}`,

@@ -15,7 +15,7 @@ type Shape = 'string' | 'string?' | 'boolean' | 'object' | 'object?';
 const RECORD: Record<string, Shape> = {
   id: 'string', status: 'string', tool: 'string', caller: 'string', executor: 'string', method: 'string', commit: 'string',
   created_at: 'string', expires_at: 'string', decided_at: 'string?', decided_by: 'string?', decided_via: 'string?',
-  decision_reason: 'string?', session: 'string?', receipt_id: 'string?', outdated: 'string?', rule: 'object', run: 'object?',
+  decision_reason: 'string?', session: 'string?', receipt_id: 'string?', outdated: 'string?', registry: 'string?', rule: 'object', run: 'object?',
 };
 const RULE: Record<string, Shape> = { reason: 'string', place: 'object?', filed_by: 'object?' };
 const RUN: Record<string, Shape> = { by: 'string', lease_until: 'string' };

@@ -9,6 +9,8 @@ import type { SandboxCeiling } from '../core/index.js';
 /** Everything the gateway runs with, resolved from file, environment and flags; secrets included, so never log it whole. */
 export interface GatewayConfig {
   repository: { source: string; ref?: string; token?: string; pollIntervalMs: number; maxDefinitionBytes: number };
+  /** the config file read (--config, HLDP_CONFIG), absolute; absent when none was */
+  configFile?: string;
   cacheDir: string;
   dataDir: string;
   receiptsDb: string;

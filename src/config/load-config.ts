@@ -75,6 +75,7 @@ function loadConfigOnce(options: { file?: string; overrides?: ConfigOverrides; e
       pollIntervalMs: integerFromEnv(env, 'HLDP_POLL_INTERVAL_MS', Number.MAX_SAFE_INTEGER) ?? written.repository?.poll_interval_ms ?? 60_000,
       maxDefinitionBytes: integerFromEnv(env, 'HLDP_MAX_DEFINITION_BYTES', 64 * 1024 * 1024) ?? written.repository?.max_definition_bytes ?? MAX_DEFINITION_BYTES,
     },
+    ...defined('configFile', file ? resolve(file) : undefined),
     cacheDir: fromEnv('HLDP_CACHE_DIR') ?? fromFile(written.cache_dir) ?? defaultCacheDir(),
     dataDir,
     receiptsDb: (overrides.receiptsDb && resolve(overrides.receiptsDb)) ?? fromEnv('HLDP_RECEIPTS_DB') ?? fromFile(written.receipts_db) ?? join(dataDir, 'receipts.db'),

@@ -2,6 +2,7 @@ import type { Receipt } from '../core/index.js';
 import type { ApprovalFiler, ApprovalRecord } from '../store/index.js';
 import { principalSource } from './caller-elsewhere.js';
 import { LOCAL_PRINCIPAL } from './principals.js';
+import { registryOptions } from './served-registry.js';
 
 /** A call that waits for a person: its approval request, bound to the caller, session, tool, params digest, commit and expiry. */
 export interface ConfirmationRequired {
@@ -115,16 +116,19 @@ export function confirmOutcome(answer: ApprovalAnswer, tool: string): ConfirmOut
  * could decide the request, says so and what to configure, rather than naming a command that cannot work (V3).
  */
 export function confirmationRequired(record: ApprovalRecord, reason: string, approvers: string, token: string | undefined, nobodyElse?: string, repeated = false): ConfirmationRequired {
-  const wait = `GET /v1/approvals/${record.id}?wait=30 (or hldp approvals show ${record.id} --wait 30) waits for its receipt`;
+  // the CLI advice reads the registry and store this gateway serves, not the starter tools (review userZ10, U10-1); to
+  // `local` only, who reads where calls run: another caller is not told the gateway's paths
+  const served = record.caller === LOCAL_PRINCIPAL.name ? registryOptions(record.rule.filed_by?.repository) : '';
+  const wait = `GET /v1/approvals/${record.id}?wait=30 (or hldp approvals show ${record.id} --wait 30${served}) waits for its receipt`;
   const decided = nobodyElse
     ? `Request ${record.id} can be decided by no one: ${nobodyElse}; as it is, it expires at ${record.expires_at}.`
-    : `Request ${record.id} waits for ${approvers} to decide it before ${record.expires_at} (in the console, or with hldp approvals approve ${record.id} as one of them), not for its caller.`;
+    : `Request ${record.id} waits for ${approvers} to decide it before ${record.expires_at} (in the console, or with hldp approvals approve ${record.id}${served} as one of them), not for its caller.`;
   // the same call repeated while it waits (a retrying client): told so, and what to do instead of calling again
   const already = repeated
     ? `This same call is already waiting as ${record.id} (filed ${record.created_at}): no new request was filed${token ? ', and this token replaces the one given before' : ''}; do not call again, wait for it (${wait.replace(' waits for its receipt', '')}). `
     : '';
   const message = token
-    ? `${already}${reason}: nothing has run. Confirm this exact call ${confirmHow(record.caller, token)} before ${record.expires_at}; or ${approvers} approves request ${record.id}. ${wait}.`
+    ? `${already}${reason}: nothing has run. Confirm this exact call ${confirmHow(record.caller, token, served)} before ${record.expires_at}; or ${approvers} approves request ${record.id}. ${wait}.`
     : `${already}${reason}: nothing has run. ${decided} ${wait}.`;
   return {
     status: token ? 'confirmation_required' : 'approval_required', id: record.id, tool: record.tool, params: record.params, commit: record.commit,
@@ -134,7 +138,7 @@ export function confirmationRequired(record: ApprovalRecord, reason: string, app
 
 // a token confirms only its caller's call: a bare `hldp confirm TOKEN` acts as `local`, so for any other caller it
 // was advice that could not work (review userW, W4); the command is named with what makes it act as that caller
-function confirmHow(caller: string, token: string): string {
-  if (caller === LOCAL_PRINCIPAL.name) return `with hldp confirm ${token} (or POST /v1/confirm)`;
+function confirmHow(caller: string, token: string, served: string): string {
+  if (caller === LOCAL_PRINCIPAL.name) return `with hldp confirm ${token}${served} (or POST /v1/confirm)`;
   return `with POST /v1/confirm {"token": "${token}"} and this call's Authorization, or hldp confirm ${token} with HLDP_TOKEN set to the token this call was made with and ${principalSource(caller)}`;
 }

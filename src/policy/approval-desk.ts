@@ -13,6 +13,7 @@ import { ApprovalWaiters } from './approval-waiters.js';
 import { callerUnknownHere, othersToken } from './caller-elsewhere.js';
 import { changedSince, judgedAgainst } from './judged-against.js';
 import { LiveInstances } from './live-instances.js';
+import { otherRegistry } from './served-registry.js';
 import { hashToken, LOCAL_PRINCIPAL, type Principal } from './principals.js';
 
 // how often a waiting caller looks at the store for a decision another process made
@@ -315,6 +316,8 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const lookup = registry.matcher.lookup(record.tool, record.params);
     const changed = changedSince(record, registry.index, lookup.found ? lookup.tool : undefined);
     if (options.leaveIfElsewhere && changed !== undefined && registry.index.commit !== record.commit) {
+      const other = otherRegistry(record, this.#host.filer().repository); // another registry's request is not outdated (review userZ10, U10-1)
+      if (other !== undefined) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: other };
       return {
         ok: false, code: 'APPROVAL_MISMATCH', approval: record,
         // outdated at the commit this process reads: where the gateways serve it too, approving anywhere cancels it, so

@@ -9,6 +9,7 @@ export { firstOutrightDeny, outrightDeny } from './outright-deny.js';
 export { compileCondition, modeOf, type ConditionMode, type ValueTest } from './param-conditions.js';
 export { ApprovalDesk } from './approval-desk.js';
 export { approvalSeenBy, readsPlaces, receiptSeenBy } from './run-place.js';
+export { otherRegistry, servedRegistry } from './served-registry.js';
 export { approvalPosition } from './approval-page.js';
 export type { ApprovalAnswer, ApprovalRefusalCode, ApprovalRequested, ConfirmationRequired, ConfirmOutcome, LeaseLapsed } from './approval-answer.js';
 export type { ApprovalHost, ApprovalRegistry, DecideOptions } from './approval-host.js';

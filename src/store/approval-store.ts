@@ -45,6 +45,13 @@ export interface ApprovalFiler {
    * instance can tell when no instance serving runs the request's call any more; absent on a request filed before then, or by a one-shot CLI
    */
   roll?: boolean;
+  /**
+   * The registry it serves (its repository's path or URL, credentials left out, none when it is this package's starter
+   * tools; and its ref when set) and the config
+   * file it was started with: a CLI reading another registry is told to read this one instead of calling a good
+   * request outdated (review userZ10, U10-1). Absent on a request filed before they were kept.
+   */
+  repository?: { source?: string; ref?: string; config?: string };
 }
 
 /** What a run's effects depend on that two processes sharing a store may differ in: where it runs and how it is confined. */

@@ -49,7 +49,7 @@ export const approvalsCommand: Command = {
       return approvalsOverHttp({ url: flags.url, token, action: action as (typeof ACTIONS)[number], id, status, limit, wait, reason, json }, io);
     }
     const { cliCaller, withGateway } = await import('../with-gateway.js');
-    const { changedSince } = await import('../../policy/index.js');
+    const { changedSince, otherRegistry, servedRegistry } = await import('../../policy/index.js');
     const { secretsHeldWords } = await import('../../core/index.js');
     // a read or a decision of what a gateway stored: a store that does not exist is said and never created, and an
     // answer that finds nothing names the store it read (an approver told "no pending approval requests" of an empty
@@ -60,8 +60,11 @@ export const approvalsCommand: Command = {
       const shown = (record: ApprovalRecord): ApprovalRecord => ({ ...record, params: gateway.shownParams(record.params) });
       // a pending request outdated at the commit this process reads, marked as the console marks it: approving it there
       // cancels it (review userZ6 F2)
-      const outdated = (record: ApprovalRecord): { outdated?: string } => {
+      const outdated = (record: ApprovalRecord): { outdated?: string; registry?: string } => {
         if (record.status !== 'pending') return {};
+        // filed by a gateway serving another registry: this process cannot tell, and says how to read that one (review userZ10, U10-1)
+        const other = otherRegistry(record, servedRegistry(gateway.config.repository, DEFAULT_REPOSITORY, gateway.config.configFile));
+        if (other !== undefined) return { registry: other };
         const found = gateway.registry.matcher.lookup(record.tool);
         const changed = changedSince(record, gateway.registry.index, found.found ? found.tool : undefined);
         return changed === undefined ? {} : { outdated: `${changed}: approving it at a gateway serving that commit cancels it, nothing run; deny it, or close it as outdated in the console` };

@@ -13,7 +13,7 @@ export const callCommand: Command = {
   async run(flags, positionals, io) {
     const tool = positionals[0];
     if (!tool) throw new UsageError(`call needs a tool name, e.g. hldp call shell-exec --params '{"cmd":"echo hello"}'`);
-    const params = readParams(flags.params);
+    const params = readParams(flags.params, tool);
     const deadline = parseTimeout(flags.timeout);
     const { cliCaller, withGateway } = await import('../with-gateway.js');
     const { runInterruptible } = await import('../interrupt.js');
@@ -34,14 +34,15 @@ export const callCommand: Command = {
 };
 
 /** `--params` as inline JSON, `@file`, or `-` for stdin; must be a JSON object. */
-function readParams(value: string | boolean | undefined): Record<string, unknown> {
+function readParams(value: string | boolean | undefined, tool: string): Record<string, unknown> {
   if (value === undefined || typeof value === 'boolean') return {};
-  const text = value === '-' ? readFileSync(0, 'utf8') : value.startsWith('@') ? readParamsFile(value.slice(1)) : value;
+  // a file or stdin a Windows editor wrote starts with a byte order mark, which JSON refuses and definitions are read past (review userZ10, U10-16)
+  const text = (value === '-' ? readFileSync(0, 'utf8') : value.startsWith('@') ? readParamsFile(value.slice(1)) : value).replace(/^\uFEFF/, '');
   let params: unknown;
   try {
     params = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`--params is not valid JSON (${(error as Error).message}); pass an object such as '{"cmd":"echo hello"}'`);
+    throw new UsageError(`--params is not valid JSON (${(error as Error).message}); pass a JSON object of '${tool}''s params, as '{"name": "value"}' (its INVALID_PARAMS answer names the params it expects)`);
   }
   if (typeof params !== 'object' || params === null || Array.isArray(params)) throw new UsageError('--params must be a JSON object');
   return params as Record<string, unknown>;

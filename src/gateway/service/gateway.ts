@@ -8,11 +8,11 @@ import { redactValue, secretsIn } from '../../executors/index.js';
 import type { McpServerPool } from '../../mcp-servers/index.js';
 import { searchIndexFiles, type Matcher } from '../../matcher/index.js';
 import { Scanner, trustedCacheDir, warmUpParserSteps, type PushHint } from '../../scanner/index.js';
-import { accessRights, API_TOKEN_PRINCIPAL, ApprovalDesk, decidePolicy, LOCAL_PRINCIPAL, Principals, type ApprovalAnswer, type DecideOptions, type Principal } from '../../policy/index.js';
+import { accessRights, API_TOKEN_PRINCIPAL, ApprovalDesk, decidePolicy, LOCAL_PRINCIPAL, Principals, servedRegistry, type ApprovalAnswer, type DecideOptions, type Principal } from '../../policy/index.js';
 import { SessionManager } from '../../sessions/index.js';
 import { openStore, type ChainReport, type ReceiptQuery, type Store, type StoreHealth } from '../../store/index.js';
 import type { SandboxStatus } from '../../sandbox/index.js';
-import { repositoryOptions, type GatewayConfig } from '../../config/index.js';
+import { DEFAULT_REPOSITORY, repositoryOptions, type GatewayConfig } from '../../config/index.js';
 import { chooseDeadline } from './call-deadline.js';
 import type { CallOutcome } from './call-outcome.js';
 import { CallPath } from './call-path.js';
@@ -92,6 +92,8 @@ export class Gateway {
     targets.learnSecrets(() => this.principals.authenticatedTokens());
     this.calls = new CallPath({ registry: () => this.registries.current, keeper: this.keeper, later: this.later, approvals: () => this.approvals, principal: (name) => this.principal(name), observers: this.observers, maxCallTimeoutMs: config.maxCallTimeoutMs, maxCallsInFlightPerCaller: config.maxCallsInFlightPerCaller, pathPlace: (tool, params) => targets.pathPlace(tool, params), unconfiguredTarget: (tool, params) => targets.unconfiguredTarget(tool, params) });
     // who runs an approved call, as a person reading an interrupted run's receipt needs to find it
+    // the registry it serves, as a request it files names it to a CLI reading another (review userZ10, U10-1)
+    const served = servedRegistry(config.repository, DEFAULT_REPOSITORY, config.configFile);
     const runner = { by: `${hostname()} pid ${process.pid} (instance ${this.instanceId})`, leaseMs: config.approvalRunLeaseMs };
     this.approvals = new ApprovalDesk({
       registry: () => this.registries.current,
@@ -101,7 +103,7 @@ export class Gateway {
       runner,
       place: runPlace(config),
       // where a decider at an instance that runs calls elsewhere is sent: the URL the operator gave it, else one guessed once it listens
-      filer: () => ({ by: runner.by, url: config.listen.publicUrl ?? reachableUrl(this.keeper.servingAt, config.listen.host) }),
+      filer: () => ({ by: runner.by, url: config.listen.publicUrl ?? reachableUrl(this.keeper.servingAt, config.listen.host), repository: served }),
       deadline: (tool, requestedMs) => chooseDeadline(tool, requestedMs, config.maxCallTimeoutMs),
       run: (registry, tool, params, approval, deadline, who) => this.keeper.run(registry, tool, params, approval, deadline, who),
       callerProblem: (registry, tool, record) => this.callerProblem(registry, tool, record.caller, record.params),
