@@ -209,9 +209,10 @@ function unitHint(path: readonly (string | number)[], expected: string[], data: 
   return `: ${UNITS[unit]}, not '${data.slice(0, 40)}'`;
 }
 
-// `examples: what day is it today` (a text where a list is asked) is shown the list it would be (review userZ10, U10-6)
+// `examples: what day is it today` (a text where a top-level list is asked) is shown the list it would be; a block's
+// fields (http.query) have their own hints (review userZ10, U10-6)
 function listHint(path: readonly (string | number)[], expected: string[], data: unknown): string {
-  if (expected.length !== 1 || expected[0] !== 'array' || (typeof data !== 'string' && typeof data !== 'number') || path.length === 0) return '';
+  if (expected.length !== 1 || expected[0] !== 'array' || (typeof data !== 'string' && typeof data !== 'number') || path.length !== 1) return '';
   const text = String(data).slice(0, 60);
   const item = /[,[\]{}:#"'&*!|>%@`]/.test(text) || text.trim() !== text ? JSON.stringify(text) : text;
   return `: a list, written as ${String(path.at(-1))}: [${item}] or with each item on its own line after '- '`;
