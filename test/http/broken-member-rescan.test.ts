@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { byPlace } from '../../src/core/index.js';
+import { byPlace, type Diagnostic } from '../../src/core/index.js';
 import { commitFiles } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
 import { api, startPolicyGateway, type PolicyGateway } from '../policy/support.js';
@@ -82,7 +82,7 @@ describe('the rescan that broke them, in the log', () => {
     expect(warned.newly_broken).toEqual(expect.arrayContaining(['tools/file-read/TOOL.hdlp', 'toolsets/repo/TOOLSET.hdlp']));
     expect(warned.errors).toContainEqual(expect.stringMatching(/^tools\/file-read\/TOOL\.hdlp:6:11: error: 'executor' must be one of/));
     // in the order hldp validate gives them: by file, each file's by line (review userZ10, U10-4)
-    const places = (warned.errors as string[]).map((text) => /^([^:]+):(\d+):(\d+):/.exec(text)!).map(([, file, line, column]) => ({ file: file!, line: Number(line), column: Number(column) }));
+    const places = (warned.errors as string[]).map((text) => /^([^:]+):(\d+):(\d+):/.exec(text)!).map(([, file, line, column]) => ({ file: file!, line: Number(line), column: Number(column) }) as Diagnostic);
     expect(places.filter((place) => place.file === 'tools/bad-indent/TOOL.hdlp').map((place) => place.line)).toEqual([8, 9]);
     expect(places).toEqual([...places].sort(byPlace));
   });
