@@ -106,6 +106,8 @@ export type DiagnosticCode =
   /** a tool's own example or alias now matches another tool first, confidently: that tool takes its requests (a warning, review Z6, Z6-2) */
   | 'INTENT_OVERLAP'
   /** an intent or display that instructs whoever chooses tools ("always choose this tool", "ignore previous instructions") rather than saying what the tool does (a warning, review Z8, Z8-1) */
+  /** a `- ` item indented further than the line above, which YAML joined into the plain value above it (a warning; review userZ10, U10-12) */
+  | 'FOLDED_LIST_ITEM'
   | 'SELECTOR_INSTRUCTION'
   /** an intent over 1,000 characters or a display over 200: every listing and answer shows it (a warning; past 8,000 and 1,000 an error, review Z8, Z8-2) */
   | 'LONG_TEXT';

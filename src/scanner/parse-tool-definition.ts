@@ -55,6 +55,8 @@ export function parseToolDefinition(file: DefinitionFile, options: ParseOptions 
       const mapping = readYamlMapping(file, read.text, 'TOOL.hdlp', 'name, display, intent, ...', options);
       if (!mapping.ok) return { tool: null, diagnostics: mapping.diagnostics };
       const parsed = validateDefinition(file, mapping.value, mapping.locator, options);
+      // what the reading itself found (a '- ' item YAML folded into the value above it) is told beside the checks
+      parsed.diagnostics.push(...mapping.report.diagnostics);
       const hidden = invisibleTextDiagnostics(file.path, read.text, mapping.value, mapping.locator);
       return hidden.length ? { tool: null, diagnostics: [...parsed.diagnostics, ...hidden] } : parsed;
     },

@@ -131,7 +131,7 @@ function describeError(error: ErrorObject, all: ErrorObject[], rootName: string,
         .map((other) => String((other.params as { type: unknown }).type));
       // YAML reads `name: 123` as a number and `name: true` as a boolean: say how to write it as text
       const typed = fromYaml && expected.includes('string') && (typeof error.data === 'number' || typeof error.data === 'boolean') ? `: YAML read ${String(error.data)} as a ${typeof error.data}; quote it if it is text ('${String(error.data)}')` : '';
-      return { path, atKey: false, message: `${where} must be ${[...new Set(expected)].join(' or ')}${typed}${fromYaml ? yamlBooleanHint(expected, error.data) : ''}${unitHint(path, expected, error.data)}${emptyHint(path, error.data, fromYaml)}` };
+      return { path, atKey: false, message: `${where} must be ${[...new Set(expected)].join(' or ')}${typed}${fromYaml ? yamlBooleanHint(expected, error.data) : ''}${unitHint(path, expected, error.data)}${fromYaml ? listHint(path, expected, error.data) : ''}${emptyHint(path, error.data, fromYaml)}` };
     }
     case 'anyOf': {
       // a failed union says once what it accepts, not one error per alternative
@@ -207,4 +207,13 @@ function unitHint(path: readonly (string | number)[], expected: string[], data: 
   const unit = Object.keys(UNITS).find((suffix) => field.endsWith(suffix));
   if (unit === undefined || !expected.includes('integer') || typeof data !== 'string') return '';
   return `: ${UNITS[unit]}, not '${data.slice(0, 40)}'`;
+}
+
+// `examples: what day is it today` (a text where a top-level list is asked) is shown the list it would be; a block's
+// fields (http.query) have their own hints (review userZ10, U10-6)
+function listHint(path: readonly (string | number)[], expected: string[], data: unknown): string {
+  if (expected.length !== 1 || expected[0] !== 'array' || (typeof data !== 'string' && typeof data !== 'number') || path.length !== 1) return '';
+  const text = String(data).slice(0, 60);
+  const item = /[,[\]{}:#"'&*!|>%@`]/.test(text) || text.trim() !== text ? JSON.stringify(text) : text;
+  return `: a list, written as ${String(path.at(-1))}: [${item}] or with each item on its own line after '- '`;
 }

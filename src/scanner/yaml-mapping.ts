@@ -7,6 +7,7 @@ import { YamlLocator, type Locator, type Position } from './yaml-locator.js';
 import { yamlModule } from './yaml-module.js';
 import { explainedSlip, syntaxMessage, unknownTags, withDuplicateKeys, YAML_OPTIONS } from './yaml-syntax-message.js';
 import { firstBadByte } from './utf8-position.js';
+import { foldedListItems } from './folded-list-items.js';
 import { lexedPast, MAX_DEFINITION_DEPTH, MAX_DEFINITION_NODES } from './yaml-nesting.js';
 import { countedDocument, NESTED_TOO_DEEP, TOO_MANY_VALUES } from './counted-document.js';
 
@@ -167,7 +168,9 @@ export function readYamlMappingPositioned(file: DefinitionFile, text: string, la
     const got = value === null || value === undefined ? 'an empty document' : Array.isArray(value) ? 'a list' : `a ${typeof value}`;
     return fail('SCHEMA_VIOLATION', `${label} must be a YAML mapping of fields (${fields}), got ${got}`);
   }
-  return { ok: true, value: value as Record<string, unknown>, locator, report: reporter(file, locator) };
+  const report = reporter(file, locator);
+  for (const { offset, message } of foldedListItems(document, text)) report.diagnostics.push({ file: file.path, ...locator.at(offset), severity: 'warning', code: 'FOLDED_LIST_ITEM', message });
+  return { ok: true, value: value as Record<string, unknown>, locator, report };
 }
 
 function reporter(file: DefinitionFile, locator: Locator): Reporter {

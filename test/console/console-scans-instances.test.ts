@@ -1,7 +1,8 @@
 // Review userZ6, F5. Two instances on one store each scan a push and each log it: the console's Registry → Scans
 // listed every scan twice, identical rows with no instance named, and its Broken column counted errors (8) beside
 // "Broken definitions 1 — 1 definition failed to load". Each row now names the instance that scanned (the start of
-// its id) and counts the errors with the files they are in.
+// its id) and counts the errors with the files they are in. Review userZ10, U10-17: the "Broken definitions" heading
+// counted errors too; it counts files.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInToConsole } from '../helpers/console-sign-in.js';
 import { commitFiles } from '../helpers/git.js';
@@ -38,5 +39,7 @@ describe('the console\'s scan history over two instances on one store (review us
     expect(rows.length, page.slice(page.indexOf('<h2>Scans'), page.indexOf('<h2>Scans') + 2000)).toBe(2);
     expect(rows[0]![1]).not.toBe(rows[1]![1]);
     expect(Number(rows[0]![2])).toBeGreaterThan(1);
+    // the heading counts definitions, its errors beside it: it said "Broken definitions 4" for one file (review userZ10, U10-17)
+    expect(page).toContain(`<h2>Broken definitions <span class="count">1</span> <span class="muted">(${rows[0]![2]} errors)</span></h2>`);
   });
 });

@@ -9,6 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { byPlace, type Diagnostic } from '../../src/core/index.js';
 import { commitFiles } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
 import { api, startPolicyGateway, type PolicyGateway } from '../policy/support.js';
@@ -26,7 +27,9 @@ beforeAll(async () => {
     'tools/file-read/TOOL.hdlp': await broken('file-read'),
     'tools/shell-exec/TOOL.hdlp': await broken('shell-exec'),
     'tools/http-request/TOOL.hdlp': await broken('http-request'),
-  }, 'a typo in three executors');
+    // two errors in one file (8:7 'shell' is empty, 9:1 unknown field 'argv'): the log listed 9:1 first (review userZ10, U10-4)
+    'tools/bad-indent/TOOL.hdlp': 'name: bad-indent\ndisplay: Bad indent\nintent: List files in a folder\nmethod: ls\nexecutor: shell\nparams_schema:\n  dir: { type: string, default: "." }\nshell:\nargv: [ls, -la, "{dir}"]\nauthor: u\ncreated: 2026-12-07\nwhy: indentation slip.\n',
+  }, 'a typo in three executors, an unindented argv');
   scan = await api(gateway.url, 'POST', '/v1/scan', { who: 'admin' });
 }, 120_000);
 afterAll(async () => {
@@ -78,5 +81,9 @@ describe('the rescan that broke them, in the log', () => {
     expect(warned.partial).toEqual(['toolsets/repo/TOOLSET.hdlp']);
     expect(warned.newly_broken).toEqual(expect.arrayContaining(['tools/file-read/TOOL.hdlp', 'toolsets/repo/TOOLSET.hdlp']));
     expect(warned.errors).toContainEqual(expect.stringMatching(/^tools\/file-read\/TOOL\.hdlp:6:11: error: 'executor' must be one of/));
+    // in the order hldp validate gives them: by file, each file's by line (review userZ10, U10-4)
+    const places = (warned.errors as string[]).map((text) => /^([^:]+):(\d+):(\d+):/.exec(text)!).map(([, file, line, column]) => ({ file: file!, line: Number(line), column: Number(column) }) as Diagnostic);
+    expect(places.filter((place) => place.file === 'tools/bad-indent/TOOL.hdlp').map((place) => place.line)).toEqual([8, 9]);
+    expect(places).toEqual([...places].sort(byPlace));
   });
 });

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { filesWithErrors, formatDiagnostic, removedTools, toolCount, type RemovedTools, type ToolIndex } from '../../core/index.js';
+import { byPlace, filesWithErrors, formatDiagnostic, removedTools, toolCount, type RemovedTools, type ToolIndex } from '../../core/index.js';
 import { createMatcher, createMatcherLettingGo, type Matcher, type SearchIndexFiles } from '../../matcher/index.js';
 import type { PushHint, Scanner } from '../../scanner/index.js';
 
@@ -144,7 +144,8 @@ export class RegistrySwap {
     const { dropped, partial } = filesWithErrors(index);
     const before = new Set(previous.errors.map((error) => error.file));
     const newly = [...new Set(index.errors.map((error) => error.file))].filter((file) => !before.has(file));
-    const errors = index.errors.slice(0, LOGGED_ERRORS).map(formatDiagnostic);
+    // in the order hldp validate, the start and the API give them: each file's in the order of its lines (review userZ10, U10-4)
+    const errors = [...index.errors].sort(byPlace).slice(0, LOGGED_ERRORS).map(formatDiagnostic);
     if (index.errors.length > LOGGED_ERRORS) errors.push(`(and ${index.errors.length - LOGGED_ERRORS} more: hldp validate, or GET /v1/tools as an admin)`);
     this.logger?.warn({ commit: index.commit, dropped, partial, newly_broken: newly, errors }, `definitions with errors at ${index.commit.slice(0, 12)}: ${dropped.length} dropped (not served), ${partial.length} served in part`);
   }
