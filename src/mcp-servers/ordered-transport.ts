@@ -39,8 +39,13 @@ export class Received {
 
 const MAX_NAMED = 8;
 
-/** Seconds running an HTTP server must be past UnaskedCount's count to be stopped: a batch logged on the standalone GET stream during a call is still read for a moment after the call's answer. */
-const SUSTAINED_SECONDS = 3;
+/**
+ * The unasked messages each `tools/call` sent lets an HTTP server send (UnaskedCount): an SDK-built server's logs come
+ * on its standalone GET stream, with no order against the call's answer, so what of a batch logged during the call is
+ * not read by the answer is read after it (a batch of 20,000 items: review Z19, Z19-6). A flood after a call read at r a
+ * second is stopped after 20,000 / r + 1,000 / (r - 1,000) s (at load 15 on 2 cores the gateway read ~2,800 a second).
+ */
+const PER_CALL = 20_000;
 
 // JSON-RPC's "internal error": not the SDK's ConnectionClosed, which drops the connection every other call shares
 const INTERNAL_ERROR = -32603;
@@ -55,11 +60,11 @@ const INTERNAL_ERROR = -32603;
  * Given `onBroke`, it also holds the server to UnaskedCount, as the stdio transport holds its own (which counts lines
  * before they are parsed): what counts is every request and notification of the server's, every answer to no request
  * waiting (ids matched as the SDK matches them, `answered()`), and every message the SDK could not read, while no
- * request of ours waits. Past the count for SUSTAINED_SECONDS running the connection is closed, what the server still
- * sends is dropped, and the next call connects anew: a batch an SDK server logs on its standalone GET stream during a
- * call is still read for a moment after the call's answer, as the two streams have no order between them (review Z18,
- * Z18-4). An HTTP server streaming notifications on its standalone GET stream was read, parsed and validated for the
- * idle_ms after every call (review Z16, Z16-4: 20 % of the gateway's core, /healthz 5 → 165 ms).
+ * request of ours waits, past what the calls sent allow (PER_CALL each). Past the count the connection is closed, what
+ * the server still sends is dropped, and the next call connects anew: a batch an SDK server logs on its standalone GET
+ * stream during a call is still read after the call's answer, as the two streams have no order between them (review
+ * Z18, Z18-4; Z19, Z19-6). An HTTP server streaming notifications on its standalone GET stream was read, parsed and
+ * validated for the idle_ms after every call (review Z16, Z16-4: 20 % of the gateway's core, /healthz 5 → 165 ms).
  */
 export class OrderedTransport implements Transport {
   onclose?: () => void;
@@ -70,7 +75,7 @@ export class OrderedTransport implements Transport {
   #unanswered = new Set<number>();
   /** what the server sent besides answers, since the connection started */
   readonly received = new Received();
-  readonly #unasked = new UnaskedCount(SUSTAINED_SECONDS);
+  readonly #unasked = new UnaskedCount(PER_CALL);
   /** why the connection was closed for breaking the protocol */
   #broke: string | undefined;
 
@@ -113,8 +118,10 @@ export class OrderedTransport implements Transport {
 
   send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if ('method' in message) {
-      if ('id' in message) this.#unanswered.add(answered(message.id));
-      else if (message.method === 'notifications/cancelled') {
+      if ('id' in message) {
+        this.#unanswered.add(answered(message.id));
+        if (message.method === 'tools/call') this.#unasked.called();
+      } else if (message.method === 'notifications/cancelled') {
         const cancelled = (message.params as { requestId?: string | number } | undefined)?.requestId;
         if (cancelled !== undefined) this.#unanswered.delete(answered(cancelled));
       }
@@ -146,7 +153,7 @@ export class OrderedTransport implements Transport {
 
   /** Whether a request or notification of the server's may be handed on: past the count of unasked ones, the connection is closed. */
   #allowed(): boolean {
-    if (this.onBroke === undefined || this.#unanswered.size > 0 || this.#unasked.allows()) return true;
+    if (this.onBroke === undefined || this.#unasked.allows(this.#unanswered.size > 0)) return true;
     this.#broke = UNASKED_FLOOD;
     this.onBroke(this.#broke);
     this.inner.close().catch((error: unknown) => this.onerror?.(error as Error));

@@ -85,7 +85,7 @@ export class LaunchedStdioTransport implements Transport {
   /** lines handed on in this turn of the loop, and whether reading waits for the next turn */
   #linesThisTurn = 0;
   #yielding = false;
-  /** messages nobody asked for, a second at a time */
+  /** messages nobody asked for: no call's allowance, as a stdio server's lines come in order (nothing it logged during a call is read after the call's answer) */
   readonly #unasked = new UnaskedCount();
 
   constructor(private readonly launch: ServerLaunch) {}
@@ -209,7 +209,7 @@ export class LaunchedStdioTransport implements Transport {
    * JSON-RPC are counted too, before they are parsed.
    */
   #countUnasked(): boolean {
-    if (this.#waiting.size > 0 || this.#unasked.allows()) return true;
+    if (this.#unasked.allows(this.#waiting.size > 0)) return true;
     this.#broke = UNASKED_FLOOD;
     this.launch.onBroke?.(this.#broke);
     this.#child?.stdout?.destroy();

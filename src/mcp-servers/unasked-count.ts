@@ -2,38 +2,63 @@
 export const UNASKED_PER_SECOND = 1000;
 
 /** Why a server past UNASKED_PER_SECOND was stopped: for the gateway's log and the next call of its tools. */
-export const UNASKED_FLOOD = `it sent more than ${UNASKED_PER_SECOND} messages in a second that no request asked for`;
+export const UNASKED_FLOOD = `it sent messages that no request asked for faster than ${UNASKED_PER_SECOND} a second, past its allowance`;
+
+/** How many calls' allowances an HTTP server may hold unspent at once (see UnaskedCount): calls that log nothing bank no flood. */
+export const CALLS_HELD = 5;
 
 /**
- * The count of messages no request of the gateway's asked for, a second at a time, that a server of either transport is
- * held to (each costs the gateway parsing and validation): a flood of notifications between calls held every request of
- * the gateway for minutes, from a stdio server (review Z11, Z11-4) and from an HTTP one on its standalone GET stream
- * (review Z16, Z16-4). Only a server no request waits on is counted: while a call waits, its server may log and report
- * progress as fast as it works (a batch of 3,000 items logged one by one was stopped as broken: review Z12, finding 2).
+ * The count of messages no request of the gateway's asked for that a server of either transport is held to (each costs
+ * the gateway parsing and validation): a flood of notifications between calls held every request of the gateway for
+ * minutes, from a stdio server (review Z11, Z11-4) and from an HTTP one on its standalone GET stream (review Z16,
+ * Z16-4). While a call waits, its server may log and report progress as fast as it works (a batch of 3,000 items logged
+ * one by one was stopped as broken: review Z12, finding 2).
  *
- * `seconds` is how many seconds running the server must be past the count to be stopped. An HTTP server's logs come on
- * a stream of their own, with no order against the call's answer, so a batch logged during a call may still be read
- * for a moment after its answer (review Z18, Z18-4): one second past the count is its tail, several running a flood.
+ * Between calls, a leaky bucket: each message takes one from an allowance of UNASKED_PER_SECOND, refilled at
+ * UNASKED_PER_SECOND; a message finding it empty stops the server, whether it floods steadily or in bursts with quiet
+ * seconds between them (the former "3 seconds running past 1,000 in a second" was reset by one quiet second, so a burst
+ * had no bound: review Z19, Z19-4).
+ *
+ * Each call sent also gives `perCall` messages (none for stdio), spent by every unasked message, during a call or
+ * after it, before the bucket is. An HTTP server's logs come on a stream of their own, with no order against a call's
+ * answer: what a call logged is read after its answer as far as the gateway reads slower than the server writes, and
+ * back-to-back calls pile their batches up — an SDK-built server logging 20,000 items a call was stopped after the
+ * third call, by a rule of seconds and by one allowance refilled at each call alike (review Z19, Z19-6). Whatever the
+ * two speeds, what is unread at any moment is at most `perCall` for each call sent less all that was read, and the
+ * allowance left is never less than that: a server logging at most `perCall` a call is never stopped for its tail while
+ * the gateway is at most CALLS_HELD calls' worth behind it (test/mcp-servers/unasked-count.property.test.ts). And every
+ * unasked message is taken from a call's allowance or the bucket: a call lets through no more than it could have logged
+ * while it waited, and a server flooding after one call is stopped once it has sent `perCall` + the bucket.
  */
 export class UnaskedCount {
-  #count = 0;
-  #since = Number.NEGATIVE_INFINITY;
-  /** seconds running, before the current one, that were past the count */
-  #past = 0;
+  #bucket = UNASKED_PER_SECOND;
+  #at = Number.NEGATIVE_INFINITY;
+  /** what the calls sent give, not yet spent */
+  #calls = 0;
 
-  constructor(private readonly seconds = 1) {}
+  constructor(
+    private readonly perCall = 0,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
-  /** Counts one such message: false once more than UNASKED_PER_SECOND came in the current second and in the `seconds` - 1 before it. */
-  allows(): boolean {
-    const now = performance.now();
-    if (now - this.#since >= 1000) {
-      // a second with no message between this one and the last breaks the run
-      this.#past = this.#count > UNASKED_PER_SECOND && now - this.#since < 2000 ? this.#past + 1 : 0;
-      this.#count = 0;
-      this.#since = now;
+  /** A call (`tools/call`) was sent: its server may send `perCall` more unasked messages, during it or after its answer. */
+  called(): void {
+    this.#calls = Math.min(this.#calls + this.perCall, CALLS_HELD * this.perCall);
+  }
+
+  /** Counts one such message; `waiting`: whether a request of the gateway's waits (then it is let through whatever the count). False once past the count. */
+  allows(waiting: boolean): boolean {
+    if (this.#calls >= 1) {
+      this.#calls -= 1;
+      return true;
     }
-    this.#count += 1;
-    return this.#count <= UNASKED_PER_SECOND || this.#past + 1 < this.seconds;
+    if (waiting) return true;
+    const now = this.now();
+    this.#bucket = Math.min(UNASKED_PER_SECOND, this.#bucket + ((now - this.#at) * UNASKED_PER_SECOND) / 1000);
+    this.#at = now;
+    if (this.#bucket < 1) return false;
+    this.#bucket -= 1;
+    return true;
   }
 }
 

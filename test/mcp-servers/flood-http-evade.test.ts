@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { settled } from '../helpers/beside-healthz.js';
 import { commitFiles, initRepository, makeTempDir } from '../helpers/git.js';
 import { track } from '../helpers/run-cli.js';
 import type { ServiceProcess } from '../helpers/spawn-service.js';
@@ -14,7 +15,9 @@ import { mcpToolYaml, serveWithMcpConfig, writeMcpConfig } from './support.js';
 // call's answer — Z18-4. Real hldp serve, the servers real processes on 127.0.0.1.
 const FLOOD = fileURLToPath(new URL('./fixtures/flood-http-server.mjs', import.meta.url));
 const SDK_LOG = fileURLToPath(new URL('./fixtures/sdk-log-http-server.mjs', import.meta.url));
-const EVADE = ['stringid', 'stray', 'junk'] as const;
+const EVADE = ['stringid', 'stray', 'junk', 'pulse'] as const;
+// review Z19, Z19-4: bursts of 20,000 log lines every 2.1 s, a quiet second between them
+const PULSE = { PULSE: '2100', BURST: '20000' };
 const stops: Array<() => unknown> = [];
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
 let gateway: ServiceProcess;
@@ -34,8 +37,8 @@ async function server(file: string, env: Record<string, string>): Promise<string
 
 beforeAll(async () => {
   temp = await makeTempDir('hldp-mcp-flood-evade-');
-  const urls: Record<string, { url: string }> = { logs: { url: await server(SDK_LOG, { ITEMS: '3000' }) } };
-  for (const kind of EVADE) urls[kind] = { url: await server(FLOOD, { FLOOD: 'get', EVADE: kind }) };
+  const urls: Record<string, { url: string }> = { logs: { url: await server(SDK_LOG, { ITEMS: '20000' }) } };
+  for (const kind of EVADE) urls[kind] = { url: await server(FLOOD, kind === 'pulse' ? { FLOOD: 'get', ...PULSE } : { FLOOD: 'get', EVADE: kind }) };
   const repo = await initRepository(join(temp.path, 'repo'));
   await commitFiles(repo, {
     ...Object.fromEntries(EVADE.map((kind) => [`tools/${kind}/TOOL.hdlp`, mcpToolYaml(kind, kind, 'quiet', '{}', '{ timeout_ms: 60000 }')])),
@@ -59,7 +62,8 @@ describe('an HTTP MCP server that floods its GET stream between calls in a way t
   it.each(EVADE)('EVADE=%s: is stopped as broken all the same', async (kind) => {
     expect(await call(kind)).toMatchObject({ ok: true, output: 'quiet' });
     // on main 'stringid' and 'stray' were still running after 15 s, read and parsed as fast as they sent
-    const deadline = Date.now() + 20_000;
+    // the call's allowance of 20,000, then a second's worth: at load 15 on 2 cores the gateway read ~2,800 a second, ~8 s
+    const deadline = Date.now() + 30_000;
     let seen = await state(kind);
     while (seen !== 'stopped' && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -71,15 +75,20 @@ describe('an HTTP MCP server that floods its GET stream between calls in a way t
 
 describe('an ordinary SDK-built HTTP MCP server whose call logs a batch on its GET stream', () => {
   it('is not stopped: the logs still read after the call is answered are its tail, not a flood', async () => {
-    const before = gateway.stderr().split('broke the protocol').length;
-    // on main every round after the first was told "MCP server 'logs' was stopped by the gateway (…)"
+    // the servers above flood on until they are stopped: only this server's stop counts
+    const broke = (): number => gateway.stderr().split('\n').filter((line) => line.includes('broke the protocol') && line.includes('"server":"logs"')).length;
+    const before = broke();
+    // before fixz24 every round after the first was told "MCP server 'logs' was stopped by the gateway (…)"; with
+    // 20,000 items, the third (review Z19, Z19-6): what the gateway had not read of the batches by an answer is read
+    // after it, past a rule of 3 s past the count, and past one call's allowance when calls come back to back (fixf26)
     for (let round = 0; round < 3; round += 1) {
       const receipt = await call('batch');
       expect(receipt).toMatchObject({ ok: true, output: 'batch done' });
       expect(String(receipt.stderr ?? '')).not.toContain('was stopped by the gateway');
     }
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // the gateway reads the batches' tail to its end, however long that takes it
+    await settled(gateway.url, gateway.child.pid!);
     expect(await state('logs')).toBe('running');
-    expect(gateway.stderr().split('broke the protocol').length).toBe(before);
+    expect(broke()).toBe(before);
   }, 120_000);
 });

@@ -43,7 +43,7 @@ async function stateOf(url: string, name: string, state: string): Promise<string
   return now;
 }
 
-const REASON = 'was stopped by the gateway (it sent more than 1000 messages in a second that no request asked for)';
+const REASON = 'was stopped by the gateway (it sent messages that no request asked for faster than 1000 a second, past its allowance)';
 
 describe('a stdio MCP server that answered initialize with its id as a string, then floods (review Z18, Z18-1)', () => {
   it('is stopped all the same: request 0 was answered, and no request waits', async () => {
