@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { runs } from '../helpers/property-runs.js';
 import { CALLS_HELD, UNASKED_PER_SECOND, UnaskedCount } from '../../src/mcp-servers/unasked-count.js';
 
 // The count of unasked messages, on a clock the test holds (review Z19). An HTTP server's logs come on a stream with no
@@ -45,7 +46,7 @@ describe('UnaskedCount, an HTTP server logging on a stream of its own', () => {
         while (count.allows(false)) flood += 1;
         expect(flood).toBeLessThanOrEqual(calls.length * PER_CALL + UNASKED_PER_SECOND);
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 
