@@ -2,13 +2,16 @@ import type { Document, DocumentOptions, LineCounter, ParseOptions, SchemaOption
 import { YamlLocator } from './yaml-locator.js';
 import { yamlModule } from './yaml-module.js';
 import { YAML_OPTIONS } from './yaml-syntax-message.js';
-import { lexedPast, MAX_DEFINITION_DEPTH, MAX_DEFINITION_NODES, PRECHECKED_DEPTH, type LexedPast } from './yaml-nesting.js';
+import { lexedPast, MAX_DEFINITION_ALIASES, MAX_DEFINITION_DEPTH, MAX_DEFINITION_NODES, PRECHECKED_DEPTH, type LexedPast } from './yaml-nesting.js';
 
 /** Why a text nested too deep for `yaml` to be let build it. */
 export const NESTED_TOO_DEEP = `YAML nested more than ${MAX_DEFINITION_DEPTH} levels deep; flatten it`;
 
 /** Why a text held too many values for `yaml` to be let build it. */
 export const TOO_MANY_VALUES = `YAML holds more than ${MAX_DEFINITION_NODES} values once its aliases are expanded; use anchors less, or write less`;
+
+/** Why a text used too many aliases for `yaml` to be let build it (each may cost `yaml` a walk of the document: review Z20-2). */
+export const TOO_MANY_ALIASES = `YAML uses more than ${MAX_DEFINITION_ALIASES} aliases (*name); write the values out, or use fewer anchors`;
 
 /** A text `yaml` was let build: its document, the line counter it was read with, and a locator over both. */
 export interface CountedDocument {
@@ -34,7 +37,7 @@ type YamlOptions = ParseOptions & DocumentOptions & SchemaOptions;
  */
 export function countedDocument(text: string, options: YamlOptions = {}): CountedDocument | { refused: RefusedText } {
   const past = lexedPast(text, PRECHECKED_DEPTH, MAX_DEFINITION_NODES);
-  if (past !== undefined) return { refused: { ...past, message: past.past === 'depth' ? NESTED_TOO_DEEP : TOO_MANY_VALUES } };
+  if (past !== undefined) return { refused: { ...past, message: { depth: NESTED_TOO_DEEP, values: TOO_MANY_VALUES, aliases: TOO_MANY_ALIASES }[past.past] } };
   const { LineCounter, parseDocument } = yamlModule();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { ...YAML_OPTIONS, ...options, lineCounter }) as Document;

@@ -20,10 +20,19 @@ export const MAX_DEFINITION_DEPTH = 64;
 /** How many values a definition may hold once its aliases are expanded (what the cache and JSON answers write out). */
 export const MAX_DEFINITION_NODES = 100_000;
 
+/**
+ * How many aliases (`*name`) a text may hold before `yaml` is asked to build it (review Z20, Z20-2): `yaml` walks the
+ * whole document at the first use of each anchored collection holding an alias, so K anchored lists of one alias each,
+ * each used once, cost K walks of the document — 135 KB of 16,000 values took 83 s, within every other limit. A
+ * definition written by hand uses a few; at 1,000, 500 such lists beside 95,000 values still cost `hldp validate` 18 s
+ * against 3 s without them; 256 keeps the walks within about the cost of the values themselves.
+ */
+export const MAX_DEFINITION_ALIASES = 256;
+
 /** What a text goes past before `yaml` builds it, and the line where it does. */
 export interface LexedPast {
   line: number;
-  past: 'depth' | 'values';
+  past: 'depth' | 'values' | 'aliases';
 }
 
 // a flow collection being read: whether an entry of it has begun since its last comma, and that entry is a pair
@@ -71,12 +80,18 @@ export function lexedValues(text: string): number {
  * there, which `yaml` does not build again (an alias is its anchor's value, and each anchor is bounded to 100 uses);
  * a collection written as a key counts its values too, which `yaml` builds before it writes the key as text.
  */
-export function lexedPast(text: string, depth = PRECHECKED_DEPTH, values = MAX_DEFINITION_NODES): LexedPast | undefined {
-  const { line, past } = lex(text, depth, values);
+export function lexedPast(text: string, depth = PRECHECKED_DEPTH, values = MAX_DEFINITION_NODES, aliases = MAX_DEFINITION_ALIASES): LexedPast | undefined {
+  const { line, past } = lex(text, depth, values, aliases);
   return past === undefined ? undefined : { line, past };
 }
 
-function lex(text: string, limit: number, maxValues: number): { line: number; past?: LexedPast['past']; values: number } {
+/** How many aliases `text` holds, and how many nodes (scalars, quoted scalars and aliases), as {@link lexedPast} counts them. */
+export function lexedNodes(text: string): { aliases: number; nodes: number } {
+  const { aliases, nodes } = lex(text, Infinity, Infinity, Infinity);
+  return { aliases, nodes };
+}
+
+function lex(text: string, limit: number, maxValues: number, maxAliases = Infinity): { line: number; past?: LexedPast['past']; values: number; aliases: number; nodes: number } {
   const { CST, Lexer } = yamlModule();
   // each with whether its last pair was begun with `?` and its `:` may yet come, at the start of a line
   const open: Array<{ column: number; kind: Kind; explicit?: boolean }> = [];
@@ -89,6 +104,11 @@ function lex(text: string, limit: number, maxValues: number): { line: number; pa
   let nodeColumn: number | undefined;
   // the document, and each value begun since
   let values = 1;
+  // the aliases, and the nodes written as text (scalars, quoted scalars, aliases): each is a key or a value, so a text
+  // of at most N values holds at most 2N + 1 of them (review Z20, Z20-9: 500,000 lines of a bare word are no value
+  // the count above sees, and cost `yaml` a node and an error each — 53 s and 800 MB)
+  let aliases = 0;
+  let nodes = 0;
   // whether the line's first token (after its indentation) is yet to come, in block context
   let lineFirst = true;
   // whether this token is a block scalar's text (its header came last), which begins its line with its indentation
@@ -200,9 +220,12 @@ function lex(text: string, limit: number, maxValues: number): { line: number; pa
         // a scalar's source, a quoted scalar, an alias, an anchor or a tag: a node (or a key's) begins here
         nodeColumn ??= column;
         flowEntry();
+        if (type === 'alias') aliases += 1;
+        if (type === 'scalar' || type === 'alias' || type === 'single-quoted-scalar' || type === 'double-quoted-scalar') nodes += 1;
     }
-    if (past) return { line, past: 'depth', values };
-    if (values > maxValues) return { line, past: 'values', values };
+    if (past) return { line, past: 'depth', values, aliases, nodes };
+    if (values > maxValues || nodes > 2 * maxValues + 1) return { line, past: 'values', values, aliases, nodes };
+    if (aliases > maxAliases) return { line, past: 'aliases', values, aliases, nodes };
     // a token may span lines (a newline, a multi-line or block scalar): its last line starts after its last newline
     const last = token.lastIndexOf('\n');
     if (last >= 0) {
@@ -213,5 +236,5 @@ function lex(text: string, limit: number, maxValues: number): { line: number; pa
       if (last === token.length - 1 && flows.length === 0) nodeColumn = undefined;
     }
   }
-  return { line, values };
+  return { line, values, aliases, nodes };
 }

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Document, isCollection, isScalar, parseDocument, Scalar, visit, type ToStringOptions } from 'yaml';
 import { readYamlMapping } from '../../src/scanner/yaml-mapping.js';
-import { lexedPast, lexedValues } from '../../src/scanner/yaml-nesting.js';
+import { lexedNodes, lexedPast, lexedValues } from '../../src/scanner/yaml-nesting.js';
 import { runs } from '../helpers/property-runs.js';
 
 // Review Z18, Z18-3: a definition's values are counted from yaml's lexer before yaml builds its document, so that a
@@ -153,6 +153,8 @@ describe('the values counted before yaml builds a definition (review Z18, Z18-3)
         fc.pre(read !== undefined && isDeepStrictEqual(read.value, root));
         const values = documentValues(read!.value);
         expect(lexedValues(yaml), yaml).toBe(values);
+        // the nodes written as text are each a key or a value, so within the bound the values set (review Z20, Z20-9)
+        expect(lexedNodes(yaml).nodes, yaml).toBeLessThanOrEqual(2 * values + 1);
         // and refused past as many as it holds, not before
         expect(lexedPast(yaml, Infinity, values), yaml).toBeUndefined();
         expect(lexedPast(yaml, Infinity, values - 1)?.past, yaml).toBe('values');
@@ -168,6 +170,7 @@ describe('the values counted before yaml builds a definition (review Z18, Z18-3)
         const read = readable(yaml);
         fc.pre(read !== undefined);
         expect(lexedValues(yaml), yaml).toBe(documentValues(read!.value));
+        expect(lexedNodes(yaml).nodes, yaml).toBeLessThanOrEqual(2 * documentValues(read!.value) + 1);
       }),
       { numRuns: runs(500) },
     );
@@ -185,6 +188,11 @@ describe('the values counted before yaml builds a definition (review Z18, Z18-3)
         expect(lexed, yaml).toBeLessThanOrEqual(documentValues(read!.value));
         // every value is counted but those an alias stands for (yaml's value of an alias is its anchor's very object)
         expect(lexed, yaml).toBe(documentValues(read!.value, new Set()));
+        // the aliases are yaml's own (review Z20, Z20-2), and the nodes within the bound the values set
+        let aliases = 0;
+        visit(parseDocument(yaml), { Alias: () => void (aliases += 1) });
+        expect(lexedNodes(yaml), yaml).toEqual({ aliases, nodes: expect.any(Number) });
+        expect(lexedNodes(yaml).nodes, yaml).toBeLessThanOrEqual(2 * lexed + 1);
       }),
       { numRuns: runs(200) },
     );
