@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { formatDiagnostic, type MatchResult, type Receipt } from '../core/index.js';
 import { APPROVAL_WAIT_TOOL, CONFIRM_TOOL, FIND_TOOL, MAX_APPROVAL_WAIT_SECONDS } from '../export/index.js';
-import type { CallOutcome, MetaOutcome } from '../gateway/service/index.js';
+import type { CallOutcome, ConfirmationRequired, MetaOutcome } from '../gateway/service/index.js';
 import type { ToolCatalog } from '../sessions/index.js';
 
 /** The `_meta` key naming which channel of a receipt a content block carries: `output`, `error` or `stderr`. */
@@ -29,10 +29,7 @@ export function outcomeResult(outcome: CallOutcome, catalog: ToolCatalog): CallT
         ? `'${catalog.listedName(confirmation.tool)}' requires confirmation: nothing has run. ` +
           `To run exactly this call, call the ${CONFIRM_TOOL.name} tool with {"token": "${confirmation.token}"} before ${confirmation.expires_at}.\n` +
           `params: ${JSON.stringify(confirmation.params)}`
-        : `'${catalog.listedName(confirmation.tool)}' is pending approval: nothing has run. ${confirmation.reason}. ` +
-          `Request ${confirmation.id} waits for ${confirmation.approvers} to decide it before ${confirmation.expires_at}; once approved, exactly this call runs once. ` +
-          // the agent's way to the outcome: calling the tool again would file a second request (review userV, V4)
-          `To wait for the decision and get the call's receipt, call the ${APPROVAL_WAIT_TOOL.name} tool with {"id": "${confirmation.id}"} (it waits up to ${MAX_APPROVAL_WAIT_SECONDS} s a call); do not call '${catalog.listedName(confirmation.tool)}' again for it.\n` +
+        : `'${catalog.listedName(confirmation.tool)}' is pending approval: nothing has run. ${confirmation.reason}. ` + waitOrNot(confirmation, catalog.listedName(confirmation.tool)) +
           `params: ${JSON.stringify(confirmation.params)}`);
       return { content: [{ type: 'text', text }], structuredContent: { ...confirmation, message: text } };
     }
@@ -49,6 +46,19 @@ export function outcomeResult(outcome: CallOutcome, catalog: ToolCatalog): CallT
     case 'too_many_calls':
       return failure(outcome.error, outcome);
   }
+}
+
+/**
+ * How the agent gets the decision: with approval_wait, or, where no one can decide the request, not at all — it was told
+ * "waits for role approver or admin to decide it" and waited 10 minutes for an expiry (review userZ10, U10-8).
+ */
+function waitOrNot(confirmation: ConfirmationRequired, tool: string): string {
+  if (confirmation.undecidable !== undefined) {
+    return `Request ${confirmation.id} can be decided by no one: ${confirmation.undecidable}. As it is, it expires at ${confirmation.expires_at} and nothing runs: do not wait for it, and do not call '${tool}' again; tell the user what to configure.\n`;
+  }
+  return `Request ${confirmation.id} waits for ${confirmation.approvers} to decide it before ${confirmation.expires_at}; once approved, exactly this call runs once. ` +
+    // the agent's way to the outcome: calling the tool again would file a second request (review userV, V4)
+    `To wait for the decision and get the call's receipt, call the ${APPROVAL_WAIT_TOOL.name} tool with {"id": "${confirmation.id}"} (it waits up to ${MAX_APPROVAL_WAIT_SECONDS} s a call); do not call '${tool}' again for it.\n`;
 }
 
 /** A receipt: the raw output first (or, when it failed, the raw error), each channel in its own block, the whole receipt as `structuredContent`. */

@@ -184,6 +184,7 @@ export const COMPONENT_SCHEMAS = {
       token: { type: 'string', description: 'single use; only where the caller may approve its own request' }, expires_at: { type: 'string' },
       reason: { type: 'string', description: 'why it waits: the rule (policies/x.hdlp:line:col) or the tool\'s require_confirm' }, approvers: { type: 'string' }, message: { type: 'string' },
       already_pending: { const: true, description: 'the same call (caller, session, tool, params, binding, rule) waits already as request id: nothing new was filed; token, if any, replaces the one given before' },
+      undecidable: { type: 'string', description: 'set when no one can decide the request (its caller may not, and no other principal is of its approvers): why, and what to configure; it can only expire, so waiting for it is vain' },
     },
   },
   ToolNotFound: {

@@ -27,6 +27,11 @@ export interface ConfirmationRequired {
    * `token`, if any, replaces the one given then (review userZ9, U9-8)
    */
   already_pending?: true;
+  /**
+   * set when no one but its caller could decide the request, and the caller may not: why, and what to configure; it
+   * can only expire, and waiting for it is vain (over MCP an agent was told to wait for 'approver or admin': U10-8)
+   */
+  undecidable?: string;
 }
 
 /** What filing a request comes to: the caller is told how it will be decided. */
@@ -132,7 +137,7 @@ export function confirmationRequired(record: ApprovalRecord, reason: string, app
     : `${already}${reason}: nothing has run. ${decided} ${wait}.`;
   return {
     status: token ? 'confirmation_required' : 'approval_required', id: record.id, tool: record.tool, params: record.params, commit: record.commit,
-    ...(token ? { token } : {}), expires_at: record.expires_at, reason, approvers, message, ...(repeated ? { already_pending: true as const } : {}),
+    ...(token ? { token } : {}), expires_at: record.expires_at, reason, approvers, message, ...(repeated ? { already_pending: true as const } : {}), ...(nobodyElse ? { undecidable: nobodyElse } : {}),
   };
 }
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { HLDP_BIN, track } from '../helpers/run-cli.js';
-import { callTool, connectStdio, firstText, nextToolListChange } from './support.js';
+import { callTool, connectStdio, firstText, nextToolListChange, runWithInput } from './support.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -19,20 +19,6 @@ async function tempDir(): Promise<string> {
 }
 
 const shellTool = (name: string, argv: string) => makeToolYaml(name, { executor: 'shell', method: 'run', shell: `{ argv: ${argv} }` });
-
-/** Runs `hldp mcp`, writes the messages, ends stdin, and collects stdout until the process exits. */
-function runWithInput(messages: unknown[], env: NodeJS.ProcessEnv, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HLDP_BIN, 'mcp', ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(messages.map((message) => `${JSON.stringify(message)}\n`).join(''));
-  });
-}
 
 /** A running `hldp mcp` in a fresh folder, initialized; `send` writes one message to its stdin. */
 async function startInitialized() {

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -120,4 +121,18 @@ export function firstText(result: CallToolResult): string {
   const [block] = result.content;
   if (block?.type !== 'text') throw new Error(`expected a text block, got ${JSON.stringify(result.content)}`);
   return block.text;
+}
+
+/** Runs `hldp mcp`, writes the messages, ends stdin, and collects stdout until the process exits. */
+export function runWithInput(messages: unknown[], env: NodeJS.ProcessEnv, args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [HLDP_BIN, 'mcp', ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(messages.map((message) => `${JSON.stringify(message)}\n`).join(''));
+  });
 }

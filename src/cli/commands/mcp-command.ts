@@ -53,6 +53,7 @@ async function startGateway(flags: Flags, signal: AbortSignal, opened: (gateway:
   const { Gateway, warnOfWholeListing } = await import('../../gateway/service/index.js');
   const { RescanScheduler } = await import('../../gateway/http/index.js');
   const { serveMcpStdio } = await import('../../mcp-front/index.js');
+  const { registryStartLines } = await import('../start-warnings.js');
   const config = configFromFlags(flags);
   const { cliCaller, mcpCallerProblem } = await import('../with-gateway.js');
   // refused before anything starts: no sandbox probe, no store opened for a server that will not run
@@ -68,12 +69,12 @@ async function startGateway(flags: Flags, signal: AbortSignal, opened: (gateway:
   // session could not open: the server started and failed every request instead of exiting 2, review userV)
   const refused = gateway.sessions.toolsetProblem(toolsets ?? [], principal);
   if (refused) throw new UsageError(`--toolsets: ${refused.message} (${refused.code})`);
-  return { config, logger, gateway, principal, toolsets, modules: { warnOfWholeListing, RescanScheduler, serveMcpStdio } };
+  return { config, logger, gateway, principal, toolsets, modules: { warnOfWholeListing, RescanScheduler, serveMcpStdio, registryStartLines } };
 }
 
 /** Serves the started gateway on stdin/stdout until stdin closes or a signal stops it; closes it. */
 async function serve({ config, logger, gateway, principal, toolsets, modules }: Started, io: CommandIo): Promise<number> {
-  const { warnOfWholeListing, RescanScheduler, serveMcpStdio } = modules;
+  const { warnOfWholeListing, RescanScheduler, serveMcpStdio, registryStartLines } = modules;
   // a long session sees new tools (and its client gets tools/list_changed) without a restart
   const scheduler = new RescanScheduler(gateway, logger);
   scheduler.poll(config.repository.pollIntervalMs);
@@ -81,6 +82,9 @@ async function serve({ config, logger, gateway, principal, toolsets, modules }: 
   const stop = new AbortController();
   const stopSignals = onStopSignals(gateway, { finish, stop }, io);
   try {
+    // what hldp serve says at start of the registry against this config, in the same words (review userZ10, U10-9)
+    const { notes, warnings } = registryStartLines(gateway.registry.index, config, 'hldp validate says the same');
+    for (const line of [...notes, ...warnings.map((warning) => `WARNING: ${warning}`)]) io.stderr.write(`hldp mcp: ${line}\n`);
     logger.info({ source: gateway.registry.index.source, commit: gateway.registry.index.commit, tools: toolCount(gateway.registry.index) }, 'MCP server on stdio');
     // as serve: the client is answered (initialize, tools/list, calls by name) while the search index loads; tool_find waits for it
     gateway.prepareInBackground();

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { GatewayConfig } from '../../config/index.js';
-import { filesWithErrors, formatDiagnostic, toolCount, type Diagnostic } from '../../core/index.js';
+import { toolCount } from '../../core/index.js';
 import { REPOSITORY_OPTIONS, REPOSITORY_USAGE, type Command, type CommandIo } from '../command.js';
 import type { RunningServer } from '../../gateway/http/index.js';
 import { catchStartSignals } from '../start-signals.js';
@@ -38,8 +38,8 @@ function sharedDataWarnings(config: GatewayConfig, repository: string, { default
 // from disk let the matcher's preparation (begun once the server listens) run before the line that says where it
 // listens, which a supervisor or a user waits for (issue #18)
 const announcementModules = async () => {
-  const [config, sharedData, service, policy] = await Promise.all([import('../../config/index.js'), import('../shared-data-folder.js'), import('../../gateway/service/index.js'), import('../../policy/index.js')]);
-  return { defaultDataDir: config.defaultDataDir, PACKAGE_ROOT: config.PACKAGE_ROOT, otherRepositoriesServed: sharedData.otherRepositoriesServed, sandboxWarnings: service.sandboxWarnings, workspaceWarnings: service.workspaceWarnings, undecidableApprovals: policy.undecidableApprovals, deputyTokenWarnings: policy.deputyTokenWarnings, PolicySet: policy.PolicySet };
+  const [config, sharedData, service, start] = await Promise.all([import('../../config/index.js'), import('../shared-data-folder.js'), import('../../gateway/service/index.js'), import('../start-warnings.js')]);
+  return { defaultDataDir: config.defaultDataDir, PACKAGE_ROOT: config.PACKAGE_ROOT, otherRepositoriesServed: sharedData.otherRepositoriesServed, sandboxWarnings: service.sandboxWarnings, workspaceWarnings: service.workspaceWarnings, registryStartLines: start.registryStartLines };
 };
 type AnnouncementModules = Awaited<ReturnType<typeof announcementModules>>;
 
@@ -136,26 +136,11 @@ export const serveCommand: Command = {
 /** What `hldp serve` says once it listens: definitions dropped, warnings, the line that it serves, and once matching is ready what of a checkout is not committed. */
 function announce(server: RunningServer, config: GatewayConfig, io: CommandIo, stopping: AbortSignal, modules: AnnouncementModules): void {
   const { index } = server.gateway.registry;
-  // a definition left out is named at start: "serving 1 tools" alone hides the two that were dropped; one served in
-  // part (a toolset missing a member) is said to be served, not dropped (review userX, X2)
-  const { dropped, partial } = filesWithErrors(index);
-  // each file's errors in the order of its lines, as hldp validate gives them (review userY, Y7)
-  const byLine = (files: readonly string[]) => (a: Diagnostic, b: Diagnostic): number => files.indexOf(a.file) - files.indexOf(b.file) || a.line - b.line || a.column - b.column;
-  const errorsOf = (files: readonly string[]): string => index.errors.filter((error) => files.includes(error.file)).sort(byLine(files)).map((error) => `  ${terminalSafe(formatDiagnostic(error))}`).join('\n');
-  if (dropped.length > 0) io.stderr.write(`hldp: ${dropped.length} definition(s) dropped, not served (GET /healthz says degraded):\n${errorsOf(dropped)}\n`);
-  if (partial.length > 0) io.stderr.write(`hldp: ${partial.length} definition(s) served in part, without what they name that is not there (GET /healthz says degraded):\n${errorsOf(partial)}\n`);
-  const { sandboxWarnings, workspaceWarnings, PACKAGE_ROOT, PolicySet } = modules;
-  // the consequence of a broken policy, said at start: else an author learnt it from a first call's 403 (review userZ5, F5)
-  const refusing = PolicySet.of(index).brokenReason;
-  if (refusing !== undefined) io.stderr.write(`hldp: ${terminalSafe(refusing)}\n`);
+  const { notes, warnings } = modules.registryStartLines(index, config, 'GET /healthz says degraded');
+  for (const note of notes) io.stderr.write(`hldp: ${note}\n`);
+  const { sandboxWarnings, workspaceWarnings, PACKAGE_ROOT } = modules;
   // said once more in plain words beside the log, before the line that announces the server: an operator must not miss that tools run unisolated
-  const { undecidableApprovals } = modules;
-  // an approve rule none of the configured principals may decide: its requests could only expire (review userV, V3)
-  const undecidable = undecidableApprovals(index, config.principals).map((warning) => terminalSafe(formatDiagnostic(warning)));
-  // an apis target holding an admin's or approver's token lends it to every agent allowed its tools (review userZ4, F6)
-  const deputies = modules.deputyTokenWarnings(config.apis, config.principals).map(terminalSafe);
-  const registryWarnings = [...index.warnings.filter((warning) => warning.code === 'NO_TOOLS').map((warning) => terminalSafe(warning.message)), ...undecidable, ...deputies];
-  for (const warning of [...registryWarnings, ...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT, undefined, server.gateway.sandbox?.runAs), ...sharedDataWarnings(config, index.source, modules)]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
+  for (const warning of [...warnings, ...sandboxWarnings(server.gateway.sandbox), ...workspaceWarnings(config.workspaceRoot, PACKAGE_ROOT, undefined, server.gateway.sandbox?.runAs), ...sharedDataWarnings(config, index.source, modules)]) io.stderr.write(`hldp: WARNING: ${warning}\n`);
   io.stderr.write(`hldp: serving ${toolCount(index)} tools from ${index.source} at ${server.url}\n`);
   // a checkout is served as committed: an author who edited a TOOL.hdlp expects the edit to be what runs. Said once
   // matching is ready, not before listening: `git status` over 100,000 definitions takes ~2 s of a core, which held
