@@ -1,4 +1,4 @@
-import { letGo, runLettingGo, runToEnd, SLICE_MS, toolCount, toolsOf, type MatchResult, type ToolIndex } from '../core/index.js';
+import { letGo, runLettingGo, runToEnd, SLICE_MS, toolCount, toolsOf, type MatchResult, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { analysisSteps } from './analyze.js';
 import { FITTED_DECISION, FITTED_RANKING } from './fitted-parameters.js';
 import { loadTransliteration, warmUpTransliteration } from './suggestion.js';
@@ -61,6 +61,8 @@ export interface Matcher {
   readonly index: ToolIndex;
   /** `{tool, params}`: the tool by name or alias, and the params validated (defaults filled) */
   lookup(tool: string, params?: unknown): LookupResult;
+  /** the tool a call of that name or alias runs, its params unchecked */
+  resolve(tool: string): ToolDefinition | undefined;
   /** `{intent}`: one to `limit` candidates, best first, or `found: false`; never executes anything */
   matchIntent(intent: string, options?: MatchIntentOptions): MatchResult;
   /** the full ranking and decision behind `matchIntent`, for debugging and benchmarks */
@@ -245,6 +247,7 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
     commit: index.commit,
     index,
     lookup: (tool, params) => lookupTool(index, resolver, validator, tool, params),
+    resolve: (tool) => resolver.resolve(tool),
     matchIntent: (intent, { limit = DEFAULT_LIMIT, context } = {}) => builtAgainIfRefused(() => matchIntent(engine(), intent, limit, context)),
     explainIntent: (intent, context) => builtAgainIfRefused(() => explainIntent(engine(), intent, MAX_LIMIT, context)),
     prepare: () => {

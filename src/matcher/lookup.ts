@@ -1,4 +1,4 @@
-import { aliasKey, eachToolAliases, findTool, runToEnd, toolsOf, type NearMiss, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { aliasKey, eachToolAliases, findTool, runToEnd, toolNameAt, toolsOf, type NearMiss, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { nearNames, type AliasesByPosition } from './near-names.js';
 import type { ParamProblem, ParamsValidator } from './validate-params.js';
 
@@ -31,14 +31,15 @@ export interface ToolResolver {
 }
 
 /**
- * A resolver for an index: exact name first, then an alias that only one tool claims. The alias table is made
- * on the first name that is not a tool's (a CLI call by name never needs it: tens of milliseconds at 10,000 tools).
+ * A resolver for an index: exact name first, then an alias that only one tool claims, then a name or alias that only
+ * one tool's is once both are folded (see `foldedKey`). The alias table is made on the first name that is not a
+ * tool's (a CLI call by name never needs it: tens of milliseconds at 10,000 tools).
  */
 export function createToolResolver(index: ToolIndex): ToolResolver {
   let aliases: AliasTable | undefined;
   return {
     resolve(name) {
-      return findTool(index, name) ?? byAlias(index, (aliases ??= runToEnd(aliasTableSteps(index))).byKey, name);
+      return findTool(index, name) ?? byAlias(index, (aliases ??= runToEnd(aliasTableSteps(index))), name);
     },
     aliases: () => (aliases ??= runToEnd(aliasTableSteps(index))).written,
   };
@@ -49,21 +50,35 @@ export function* toolResolverSteps(index: ToolIndex): Generator<void, ToolResolv
   const aliases = yield* aliasTableSteps(index);
   return {
     resolve(name) {
-      return findTool(index, name) ?? byAlias(index, aliases.byKey, name);
+      return findTool(index, name) ?? byAlias(index, aliases, name);
     },
     aliases: () => aliases.written,
   };
 }
 
-// the tool an alias names, if one tool alone claims it
-function byAlias(index: ToolIndex, aliases: ReadonlyMap<string, number | null>, name: string): ToolDefinition | undefined {
-  const position = aliases.get(aliasKey(name));
+/**
+ * A called name as names and aliases are compared when neither matched as written: the alias key (NFKC, letter case,
+ * white space) with ё as е. Names were case-sensitive while aliases were not ('WC' ran word-count, 'Word-Count' was
+ * TOOL_NOT_FOUND), and 'подсчет слов' missed the alias 'подсчёт слов' though Russian is mostly typed with е and the
+ * matcher reads them alike (review userZ10, U10-10). Unambiguous: case twins and an alias that is another tool's name
+ * in any case are refused at the scan, policies match names in any letter case, and a key two tools share names neither.
+ */
+export function foldedKey(name: string): string {
+  return aliasKey(name).replace(/ё/g, 'е');
+}
+
+// the tool an alias names, if one tool alone claims it; else the tool whose name or alias alone folds to it
+function byAlias(index: ToolIndex, table: AliasTable, name: string): ToolDefinition | undefined {
+  const key = aliasKey(name);
+  // an alias two tools claim (null) stays unresolved: folding does not pick one of them
+  const position = table.byKey.has(key) ? table.byKey.get(key) : table.byFold.get(foldedKey(name));
   return position === undefined || position === null ? undefined : toolsOf(index).at(position);
 }
 
-// an index's aliases: by key, for resolving; as written, for near names
+// an index's aliases: by key and, with its names, by folded key, for resolving; as written, for near names
 interface AliasTable {
   byKey: Map<string, number | null>;
+  byFold: Map<string, number | null>;
   written: AliasesByPosition;
 }
 
@@ -71,22 +86,28 @@ interface AliasTable {
 // cache, a tool is made when read and not held; at 100,000 tools the table held every definition)
 function* aliasTableSteps(index: ToolIndex): Generator<void, AliasTable, void> {
   const byKey = new Map<string, number | null>();
+  const byFold = new Map<string, number | null>();
+  // a key two tools claim names neither: null marks it ambiguous
+  const claim = (map: Map<string, number | null>, key: string, position: number): void => void map.set(key, map.has(key) && map.get(key) !== position ? null : position);
   const texts: string[] = [];
   const positions: number[] = [];
+  const tools = toolsOf(index);
   // of a registry served from the scan cache, read from the aliases it keeps: no tool made (else each made once and let go)
   let position = -1;
   for (const aliases of eachToolAliases(index)) {
     if (++position % 1000 === 999) yield;
+    const name = toolNameAt(tools, position);
+    if (name !== undefined) claim(byFold, foldedKey(name), position);
     for (const alias of aliases) {
       const key = aliasKey(alias);
-      // an alias two tools claim names neither: null marks it ambiguous
-      byKey.set(key, byKey.has(key) && byKey.get(key) !== position ? null : position);
+      claim(byKey, key, position);
+      claim(byFold, key.replace(/ё/g, 'е'), position);
       // the key itself where the alias is written as its key: one string held for both (200,000 aliases at 100,000 tools)
       texts.push(key === alias ? key : alias);
       positions.push(position);
     }
   }
-  return { byKey, written: { texts, positions } };
+  return { byKey, byFold, written: { texts, positions } };
 }
 
 /** Looks a tool up by name or alias and validates the params against its schema. */

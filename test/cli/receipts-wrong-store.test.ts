@@ -36,7 +36,8 @@ describe('hldp receipts, read from a store that is not the gateway\'s', () => {
     const database = join(temp.path, 'data', 'receipts.db');
     const none = await runCli(['receipts', '--failed', '--tool', 'nope'], { env: envFor('data') });
     expect(none).toMatchObject({ code: 0, stdout: '' });
-    expect(none.stderr).toBe(`no receipts (failed, tool=nope) in ${database}\n`);
+    // and that the name is no tool's of the registry it read, so no alias of one (review userZ10, U10-20)
+    expect(none.stderr).toContain(`no receipts (failed, tool=nope) in ${database}; receipts are kept under a tool's name, and 'nope' names no tool of `);
     const rejected = await runCli(['receipts', '--rejected'], { env: envFor('data') });
     expect(rejected.stderr).toBe(`no rejected calls in ${database}\n`);
     // a page with receipts says nothing more

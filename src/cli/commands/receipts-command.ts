@@ -1,6 +1,6 @@
 import type { Receipt } from '../../core/index.js';
 import type { ReceiptStore } from '../../store/index.js';
-import { JSON_OPTION, writeJson, writeLines, type Command, type CommandIo } from '../command.js';
+import { JSON_OPTION, REPOSITORY_OPTIONS, REPOSITORY_USAGE, writeJson, writeLines, type Command, type CommandIo, type Flags } from '../command.js';
 import { terminalSafe } from '../terminal-safe.js';
 import { UsageError } from '../usage-error.js';
 
@@ -11,11 +11,11 @@ const AMBIGUOUS_SHOWN = 10;
 /** `hldp receipts`: stored receipts, newest first; with an id (or its first 8+ characters), one receipt in full; `verify` walks the hash chain. */
 export const receiptsCommand: Command = {
   name: 'receipts',
-  usage: '[ID|PREFIX | verify] [--failed|--ok|--rejected] [--tool T] [--since ISO] [--limit N] [--offset N] [--config FILE] [--json]',
+  usage: `[ID|PREFIX | verify] [--failed|--ok|--rejected] [--tool T] [--since ISO] [--limit N] [--offset N] ${REPOSITORY_USAGE} [--json]`,
   summary: 'read stored receipts, newest first (one in full with its id or its first 8+ characters); --rejected: calls refused before they ran; verify checks their hash chain',
   options: {
     ...JSON_OPTION,
-    config: { type: 'string', short: 'c' },
+    ...REPOSITORY_OPTIONS,
     failed: { type: 'boolean' },
     ok: { type: 'boolean' },
     rejected: { type: 'boolean' },
@@ -24,7 +24,7 @@ export const receiptsCommand: Command = {
     limit: { type: 'string', short: 'n' },
     offset: { type: 'string' },
   },
-  optionHelp: { tool: "T: only this tool's receipts", limit: 'N: at most N receipts, newest first (default 20, at most 1000)', config: 'FILE: the gateway config, for its store (data_dir, receipts_db or store.url)' },
+  optionHelp: { tool: "T: only this tool's receipts (an alias, or the name in another letter case, is looked up in the registry --config or --repo names when it finds none)", repo: 'R: the registry whose aliases --tool may name', limit: 'N: at most N receipts, newest first (default 20, at most 1000)', config: 'FILE: the gateway config, for its store (data_dir, receipts_db or store.url)' },
   maxPositionals: 1,
   async run(flags, positionals, io) {
     if ([flags.failed, flags.ok, flags.rejected].filter(Boolean).length > 1) throw new UsageError('--failed, --ok and --rejected exclude each other');
@@ -56,25 +56,52 @@ export const receiptsCommand: Command = {
       if (id) return await showOne(store.receipts, id, io, Boolean(flags.json), database);
       const { summaryLine } = await import('../format-outcome.js');
       // one more than asked says whether another page follows, as GET /v1/receipts does
-      const page = await store.receipts.list({
+      const list = (tool: string | undefined) => store.receipts.list({
         limit: limit + 1,
         offset,
         ...(flags.failed ? { status: 'failed' as const } : flags.ok ? { status: 'ok' as const } : {}),
-        ...(typeof flags.tool === 'string' ? { tool: flags.tool } : {}),
+        ...(tool !== undefined ? { tool } : {}),
         ...(typeof flags.since === 'string' ? { since: flags.since } : {}),
       });
+      let page = await list(typeof flags.tool === 'string' ? flags.tool : undefined);
+      // receipts are kept under the tool's name: one named by an alias (or in another letter case) found nothing, and
+      // the operator was told nothing was recorded (review userZ10, U10-20); looked up only when the name as given finds none
+      const named = page.length === 0 && typeof flags.tool === 'string' ? await toolCalled(flags, flags.tool) : undefined;
+      if (named?.tool !== undefined) {
+        io.stderr.write(terminalSafe(`'${flags.tool}' names tool '${named.tool}' in ${named.source}: its receipts, kept under that name`) + '\n');
+        page = await list(named.tool);
+      }
       const receipts = page.slice(0, limit);
       if (flags.json) writeJson(io, { receipts, limit, offset, next_offset: page.length > limit ? offset + limit : null });
       // a failure's error is the tool's own stderr: shown terminal-safe
       else writeLines(io.stdout, receipts.map((receipt) => terminalSafe(`${receipt.started_at}  ${summaryLine(receipt)}${errorHead(receipt)}`)));
       // "nothing failed" and "another, empty store" must not look alike: say where it looked, and with which filters
-      if (receipts.length === 0 && !missing) io.stderr.write(terminalSafe(`no receipts${filtersSaid(flags, offset)} in ${database}`) + '\n');
+      const elsewhere = named !== undefined && named.tool === undefined ? `; receipts are kept under a tool's name, and '${flags.tool}' names no tool of ${named.source}: name the tool, or pass the gateway's --config or --repo` : '';
+      if (receipts.length === 0 && !missing) io.stderr.write(terminalSafe(`no receipts${filtersSaid(flags, offset)} in ${database}${elsewhere}`) + '\n');
       return 0;
     } finally {
       await store.close();
     }
   },
 };
+
+/**
+ * The tool a call of `name` runs in the registry this command reads (`--config`, `--repo`, else as hldp call reads
+ * one), when that is another name: an alias, or the name in another letter case; `tool` undefined when it names none
+ * there. Undefined when the registry cannot be read.
+ */
+async function toolCalled(flags: Flags, name: string): Promise<{ tool?: string; source: string } | undefined> {
+  try {
+    const { scanFromFlags } = await import('../open-registry.js');
+    const { createToolResolver } = await import('../../matcher/index.js');
+    const index = await scanFromFlags(flags);
+    const tool = createToolResolver(index).resolve(name)?.name;
+    if (tool === name) return undefined;
+    return { ...(tool !== undefined ? { tool } : {}), source: index.source };
+  } catch {
+    return undefined;
+  }
+}
 
 /** One receipt in full, by its id or an unambiguous prefix of it; an ambiguous prefix lists the receipts it matches. */
 async function showOne(receipts: ReceiptStore, id: string, io: CommandIo, json: boolean, database: string): Promise<number> {

@@ -121,6 +121,10 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     }
     const limit = query.limit!;
     const offset = query.offset ?? 0;
+    // a tool named by an alias, or in another letter case, is the tool a call of that name runs: its receipts are kept
+    // under its name, and ?tool=天气 found none of weather-cn's (review userZ10, U10-20); a name no tool answers to now
+    // (a removed tool's) is looked for as it is
+    if (query.tool !== undefined) query.tool = gateway.registry.matcher.resolve(query.tool)?.name ?? query.tool;
     // everyone sees the receipts of its own calls; admins and approvers see every caller's
     const principal = principalOf(response);
     // bounded in bytes as well as rows: a page of large receipts ends early (next_offset continues), so one request
