@@ -27,25 +27,21 @@ const MAX_SLIPS = 10;
 
 const ANY = /[\uFF0C\u3001\uFF1A\u201C\u201D\u2018\u2019]/;
 
-/** One slip per line that holds a parser error and such a character where YAML's own punctuation belongs. */
+/** One slip per line where a parser error starts that holds such a character where YAML's own punctuation belongs. */
 export function imePunctuation(text: string, errors: ReadonlyArray<{ pos: [number, number] }>): ExplainedSlip[] {
   if (!ANY.test(text)) return [];
   const slips: ExplainedSlip[] = [];
-  // each line looked at once; an error is the slip's of the first line of its span that holds one
-  const seen = new Map<number, boolean>();
+  // each line looked at once: the line where an error starts (a file of thousands of errors costs no more than its lines)
+  const seen = new Set<number>();
   for (const error of errors) {
     if (slips.length >= MAX_SLIPS) break;
-    for (let start = lineStartOf(text, error.pos[0]); start <= Math.min(error.pos[1], text.length); ) {
-      const end = text.indexOf('\n', start);
-      const lineEnd = end < 0 ? text.length : end;
-      if (!seen.has(start)) {
-        const found = slipOnLine(text.slice(start, lineEnd));
-        seen.set(start, found !== undefined);
-        if (found) slips.push(told(text, start, lineEnd, found));
-      }
-      if (seen.get(start) || end < 0) break;
-      start = end + 1;
-    }
+    const start = lineStartOf(text, error.pos[0]);
+    if (seen.has(start)) continue;
+    seen.add(start);
+    const end = text.indexOf('\n', start);
+    const lineEnd = end < 0 ? text.length : end;
+    const found = slipOnLine(text.slice(start, lineEnd));
+    if (found) slips.push(told(text, start, lineEnd, found));
   }
   return slips.sort((a, b) => a.offset - b.offset);
 }
