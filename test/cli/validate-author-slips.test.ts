@@ -96,6 +96,12 @@ const SLIPS: Array<{ slip: string; name: string; text: string | Uint8Array; line
     ],
   },
   {
+    slip: "a tool without parameters and without 'params_schema'",
+    name: 'params-missing',
+    text: `${HEAD('params-missing', 'shell')}shell:\n  argv: [date]\n${TAIL}`,
+    lines: ["1:1: error: missing required field 'params_schema': a tool without parameters writes params_schema: {}"],
+  },
+  {
     slip: "an argv list indented less than 'argv:'",
     name: 'argv-outdented',
     text: `${HEAD('argv-outdented', 'shell')}params_schema: {}\nshell:\n  argv:\n- ls\n- -la\n${TAIL}`,
