@@ -3,6 +3,7 @@ export { API_TOKEN_PRINCIPAL, hashToken, LOCAL_PRINCIPAL, Principals, type Princ
 export { accessRights, type AccessLayer, type AccessSubject } from './access-rights.js';
 export { decidePolicy, deciderProblem, DEFAULT_APPROVERS, type DecisionRights, type PolicyDecision } from './approval-rules.js';
 export { PolicySet, type RuleRef } from './policy-set.js';
+export { conditionKeyProblems } from './condition-keys.js';
 export { withPolicyProblems } from './policy-problems.js';
 export { approvalMarkers, approvalNeed } from './approval-markers.js';
 export { firstOutrightDeny, outrightDeny } from './outright-deny.js';

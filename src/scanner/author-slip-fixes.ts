@@ -2,7 +2,8 @@ import type { SchemaProblem } from './shape-checker.js';
 import { countedDocument } from './counted-document.js';
 
 /**
- * Shape problems told with the fix an author needs (review userZ7, F5, F13, F16): `created` missing is told its format; a
+ * Shape problems told with the fix an author needs (review userZ7, F5, F13, F16): `created` missing is told its format
+ * (`params_schema` missing, that a tool without parameters writes `params_schema: {}`); a
  * non-ASCII `name` is pointed to `aliases`; `shell.argv` written as one command line is shown as the list it would be;
  * a `timeout` beside argv (or anywhere but `constraints`) is told `constraints.timeout_ms`, in milliseconds.
  */
@@ -18,6 +19,8 @@ function fixFor(value: Record<string, unknown>, problem: SchemaProblem): string 
   if (problem.missing === 'created' && path.length === 0) {
     return `${message}: the day the tool was written, an ISO date such as created: 2026-05-31 (a time may follow: 2026-05-31T14:30Z)`;
   }
+  // review userZ10, U10-13: a tool that takes nothing still declares so
+  if (problem.missing === 'params_schema' && path.length === 0) return `${message}: a tool without parameters writes params_schema: {}`;
   if (!problem.atKey && path.length === 1 && path[0] === 'name' && typeof value.name === 'string' && /[^\x00-\x7f]/.test(value.name)) {
     return `${message}; names in other scripts go in 'aliases' (any language): name: weather in tools/weather/, with aliases: [${value.name}]`;
   }

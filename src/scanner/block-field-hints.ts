@@ -15,6 +15,7 @@ export function withBlockFieldHints(value: Record<string, unknown>, problems: Sc
     const block = field === undefined ? undefined : blockOf(field, value, blocks);
     if (field !== undefined && block !== undefined) strays.set(field, block);
   }
+  for (const parameter of strayParameters(value, problems)) strays.set(parameter, PARAMETERS);
   if (strays.size === 0) return problems;
   return problems.map((problem) => {
     const [first] = problem.path;
@@ -22,7 +23,8 @@ export function withBlockFieldHints(value: Record<string, unknown>, problems: Sc
       const field = String(first);
       const block = strays.get(field)!;
       const empty = value[block] === null ? ` ('${block}' is empty: nothing is indented under it)` : '';
-      return { ...problem, message: `unknown field '${field}': it is a field of '${block}', not of the tool${empty}; indent '${field}' and the lines under it under '${block}:'` };
+      const what = block === PARAMETERS ? `a parameter written below '${block}', not a field of the tool` : `a field of '${block}', not of the tool`;
+      return { ...problem, message: `unknown field '${field}': it is ${what}${empty}; indent '${field}' and the lines under it under '${block}:'` };
     }
     const fields = [...strays].filter(([, block]) => block === first).map(([field]) => `'${field}'`);
     if (problem.path.length === 1 && !problem.atKey && value[String(first)] === null && fields.length > 0) {
@@ -30,6 +32,25 @@ export function withBlockFieldHints(value: Record<string, unknown>, problems: Sc
     }
     return problem;
   });
+}
+
+const PARAMETERS = 'params_schema';
+
+/**
+ * The unknown top-level fields written right after an empty `params_schema:`, each a mapping: the tool's parameters,
+ * not indented under it (review userZ10, U10-13), as `argv:` not indented under `shell:` is told.
+ */
+function strayParameters(value: Record<string, unknown>, problems: readonly SchemaProblem[]): string[] {
+  if (value[PARAMETERS] !== null) return [];
+  const unknown = new Set(problems.filter((problem) => problem.path.length === 1 && problem.atKey && problem.message.startsWith('unknown field')).map((problem) => String(problem.path[0])));
+  const keys = Object.keys(value);
+  const after: string[] = [];
+  for (const key of keys.slice(keys.indexOf(PARAMETERS) + 1)) {
+    const field = value[key];
+    if (!unknown.has(key) || typeof field !== 'object' || field === null || Array.isArray(field)) break;
+    after.push(key);
+  }
+  return after;
 }
 
 // the block a stray field belongs to: one written but empty, else one written, else the executor's own, else the only one

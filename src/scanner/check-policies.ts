@@ -41,10 +41,9 @@ export function checkPolicies(
     }
     const unknown = (entry.members ?? []).filter((member) => !known.has(member.name.toLowerCase()) && !groups.has(member.name));
     for (const { name, position } of unknown) {
-      const near = nearest(name, [...tools.map((tool) => tool.name), ...groups]);
       errors.push({
         file: policy.source.path, line: position.line, column: position.column, severity: 'error', code: 'UNKNOWN_MEMBER',
-        message: `policy '${policy.name}' names '${name}', which is neither a tool nor a group of this registry${near.length ? `; did you mean ${near.map((candidate) => `'${candidate}'`).join(', ')}?` : ''} (a rule that matched nothing would not stop what it was written to stop, so the policy is refused whole)`,
+        message: unknownPolicyMember(policy.name, name, [...tools.map((tool) => tool.name), ...groups]),
       });
     }
     if (unknown.length === 0) kept.set(policy.name.toLowerCase(), policy);
@@ -55,4 +54,10 @@ export function checkPolicies(
     }
   }
   return [...kept.values()].sort((a, b) => (a.source.path < b.source.path ? -1 : a.source.path > b.source.path ? 1 : 0));
+}
+
+/** What a policy naming `name`, which is neither a tool nor a group, is told, with the nearest of `candidates`. */
+export function unknownPolicyMember(policy: string, name: string, candidates: readonly string[]): string {
+  const near = nearest(name, candidates);
+  return `policy '${policy}' names '${name}', which is neither a tool nor a group of this registry${near.length ? `; did you mean ${near.map((candidate) => `'${candidate}'`).join(', ')}?` : ''} (a rule that matched nothing would not stop what it was written to stop, so the policy is refused whole)`;
 }

@@ -5,7 +5,7 @@ import type { SchemaProblem } from './shape-checker.js';
 import { parseYamlFast } from './yaml-fast.js';
 import { YamlLocator, type Locator, type Position } from './yaml-locator.js';
 import { yamlModule } from './yaml-module.js';
-import { explainedSlip, syntaxMessage, unknownTags, withDuplicateKeys, YAML_OPTIONS } from './yaml-syntax-message.js';
+import { explainedSlips, syntaxMessage, unknownTags, withDuplicateKeys, YAML_OPTIONS } from './yaml-syntax-message.js';
 import { firstBadByte } from './utf8-position.js';
 import { foldedListItems } from './folded-list-items.js';
 import { lexedPast, MAX_DEFINITION_DEPTH, MAX_DEFINITION_NODES } from './yaml-nesting.js';
@@ -129,11 +129,11 @@ export function readYamlMappingPositioned(file: DefinitionFile, text: string, la
   });
   const tooDeep = `YAML nested too deep to read; a definition may nest at most ${MAX_DEFINITION_DEPTH} levels`;
   if (document.errors.length) {
-    const outdented = explainedSlip(text, document.errors);
-    const told = outdented ? [{ file: file.path, ...locator.at(outdented.offset), severity: 'error' as const, code: 'YAML_SYNTAX' as const, message: outdented.message }] : [];
+    const slips = explainedSlips(text, document.errors);
+    const told = slips.map((slip): Diagnostic => ({ file: file.path, ...locator.at(slip.offset), severity: 'error', code: 'YAML_SYNTAX', message: slip.message }));
     return {
       ok: false,
-      diagnostics: [...told, ...document.errors.filter((error) => !outdented?.explains(error)).slice(0, MAX_SYNTAX_ERRORS - told.length).map((error): Diagnostic => {
+      diagnostics: [...told, ...document.errors.filter((error) => !slips.some((slip) => slip.explains(error))).slice(0, Math.max(0, MAX_SYNTAX_ERRORS - told.length)).map((error): Diagnostic => {
         const { line, column } = locator.at(error.pos[0]);
         // the parser gives up on runaway nesting with the engine's own words: say what happened
         return error.message.includes('Maximum call stack size exceeded')

@@ -1,6 +1,7 @@
 import type { Document } from 'yaml';
 import type { YamlLocator } from './yaml-locator.js';
 import { yamlModule } from './yaml-module.js';
+import { imePunctuation, type ExplainedSlip } from './ime-punctuation.js';
 
 /**
  * How definitions (and the operator's config file) are parsed: the YAML 1.2 core schema's tags only (`!!str`, `!!int`, `!!float`, `!!bool`, `!!null`,
@@ -105,9 +106,15 @@ function duplicateKeyAt(document: Document, offset: number): { key: string; firs
   return found;
 }
 
-/** A slip `yaml` reports as errors that do not name it, told once where it is: an outdented list, a comment inside a flow list. */
-export function explainedSlip(text: string, errors: ReadonlyArray<{ code: string; pos: [number, number] }>): { offset: number; message: string; explains: (error: { pos: [number, number] }) => boolean } | undefined {
-  return outdentedList(text, errors) ?? commentInFlow(text);
+/**
+ * The slips `yaml` reports as errors that do not name them, each told once where it is: input-method punctuation (one
+ * per line), an outdented list, a comment inside a flow list.
+ */
+export function explainedSlips(text: string, errors: ReadonlyArray<{ code: string; message: string; pos: [number, number] }>): ExplainedSlip[] {
+  const typed = imePunctuation(text, errors);
+  const rest = errors.filter((error) => !typed.some((slip) => slip.explains(error)));
+  const other = rest.length === 0 ? undefined : outdentedList(text, rest) ?? commentInFlow(text);
+  return other ? [...typed, other] : typed;
 }
 
 /**
@@ -115,7 +122,7 @@ export function explainedSlip(text: string, errors: ReadonlyArray<{ code: string
  * takes the closing `]` with it; `yaml` then reports an unclosed list at the end of the file (review userZ7, F2). Told
  * at the `#`, with what to quote; the errors after it are its consequences.
  */
-function commentInFlow(text: string): { offset: number; message: string; explains: (error: { pos: [number, number] }) => boolean } | undefined {
+function commentInFlow(text: string): ExplainedSlip | undefined {
   for (let start = 0, number = 1; start < text.length; number++) {
     const end = text.indexOf('\n', start);
     const line = text.slice(start, end < 0 ? undefined : end);
@@ -160,7 +167,7 @@ function flowComment(line: string): number | undefined {
  * as three errors about implicit keys (review userY, Y7): one error at the first item instead, saying how far to
  * indent it, and the errors it explains.
  */
-function outdentedList(text: string, errors: ReadonlyArray<{ code: string; pos: [number, number] }>): { offset: number; message: string; explains: (error: { pos: [number, number] }) => boolean } | undefined {
+function outdentedList(text: string, errors: ReadonlyArray<{ code: string; pos: [number, number] }>): ExplainedSlip | undefined {
   for (const error of errors) {
     if (error.code !== 'BLOCK_AS_IMPLICIT_KEY') continue;
     const lineStart = text.lastIndexOf('\n', error.pos[0] - 1) + 1;

@@ -85,6 +85,23 @@ const SLIPS: Array<{ slip: string; name: string; text: string | Uint8Array; line
     ],
   },
   {
+    // review userZ10, U10-13: it was "'params_schema' must be object" and "unknown field 'word'; allowed: …", unlike shell's
+    slip: "parameters written at the top level, not indented under 'params_schema:'",
+    name: 'params-sibling',
+    text: `${HEAD('params-sibling', 'shell')}params_schema:\nword: { type: string, required: true }\ncount:\n  type: integer\nshell:\n  argv: [echo, "{word}", "{count}"]\n${TAIL}`,
+    lines: [
+      "6:15: error: 'params_schema' is empty: 'word', 'count' below it are not indented under it, so YAML read them as fields of the tool; indent them under 'params_schema:'",
+      "7:1: error: unknown field 'word': it is a parameter written below 'params_schema', not a field of the tool ('params_schema' is empty: nothing is indented under it); indent 'word' and the lines under it under 'params_schema:'",
+      "8:1: error: unknown field 'count': it is a parameter written below 'params_schema', not a field of the tool ('params_schema' is empty: nothing is indented under it); indent 'count' and the lines under it under 'params_schema:'",
+    ],
+  },
+  {
+    slip: "a tool without parameters and without 'params_schema'",
+    name: 'params-missing',
+    text: `${HEAD('params-missing', 'shell')}shell:\n  argv: [date]\n${TAIL}`,
+    lines: ["1:1: error: missing required field 'params_schema': a tool without parameters writes params_schema: {}"],
+  },
+  {
     slip: "an argv list indented less than 'argv:'",
     name: 'argv-outdented',
     text: `${HEAD('argv-outdented', 'shell')}params_schema: {}\nshell:\n  argv:\n- ls\n- -la\n${TAIL}`,

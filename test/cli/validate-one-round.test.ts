@@ -46,4 +46,24 @@ describe('hldp validate, a file with several slips', () => {
     ]);
     expect(run.code).toBe(1);
   });
+
+  // review userZ10, U10-18: a policy's slips came one per run: a misspelt decision hid a tool name no tool has, and
+  // that a condition on a param its tool does not take (three refused commits behind a pre-commit hook)
+  it("tells a policy's every slip in one run: its schema's, its names' and its conditions'", async () => {
+    const policy = (name: string, decision: string): string =>
+      lines(`name: ${name}`, 'author: u', 'why: slips.', 'approval:', '  - tools: [gret]', `    decision: ${decision}`, '  - tools: [greet]', '    when: { nme: { equals: "root" } }', '    decision: deny');
+    await writeFiles(`${folder.path}/policy-slips`, { 'tools/greet/TOOL.hdlp': greet, 'policies/p.hdlp': policy('p', 'approved'), 'policies/q.hdlp': policy('q', 'approve') });
+    const run = await runCli(['validate', '.'], { env: folder.cliEnv(), cwd: `${folder.path}/policy-slips` });
+    const named = (name: string): string => `policy '${name}' names 'gret', which is neither a tool nor a group of this registry; did you mean 'greet'? (a rule that matched nothing would not stop what it was written to stop, so the policy is refused whole)`;
+    const condition = (name: string): string => `policy '${name}' conditions on 'nme', which greet does not take (its params: name); did you mean 'name'? (a condition on a param no call has never holds, so the rule would match nothing and not stop what it was written to stop: the policy is refused whole)`;
+    expect(run.stdout.trim().split('\n')).toEqual([
+      `policies/p.hdlp:5:13: error: ${named('p')}`,
+      "policies/p.hdlp:6:15: error: 'approval.0.decision' must be one of: allow, approve, deny; did you mean 'approve'?",
+      `policies/p.hdlp:8:13: error: ${condition('p')}`,
+      // refused for its name alone (the scan tells it), its condition is told beside it, once each
+      `policies/q.hdlp:5:13: error: ${named('q')}`,
+      `policies/q.hdlp:8:13: error: ${condition('q')}`,
+    ]);
+    expect(run.code).toBe(1);
+  });
 });

@@ -111,13 +111,15 @@ export const validateCommand: Command = {
     // …but not a file refused for its size (above)
     const readable = files.filter((file) => !outsized.has(file.path));
     const refusedAliases = refusedToolAliasWarnings(readable, result.index);
-    const errors = [...refusedSkillToolsetErrors(readable, result.index), ...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors, ...compiled.filter((diagnostic) => diagnostic.severity === 'error'), ...conditions.filter((diagnostic) => diagnostic.severity === 'error')];
+    const { refusedPolicyProblems } = await import('../refused-policies.js');
+    const refusedPolicies = refusedPolicyProblems(readable, result.index);
+    const errors = [...refusedSkillToolsetErrors(readable, result.index), ...refusedPolicies.filter((diagnostic) => diagnostic.severity === 'error'), ...unread.filter((diagnostic) => diagnostic.severity === 'error'), ...result.errors, ...compiled.filter((diagnostic) => diagnostic.severity === 'error'), ...conditions.filter((diagnostic) => diagnostic.severity === 'error')];
     // with the deployment's config, an approve rule no principal of it may decide (review userV, V3)
     const deployment = config.file ? [...undecidableApprovals(result.index, [...config.principals, ...(config.principalsLeftOut ?? [])]), ...(await targetWarnings(result.index, readable, config))] : [];
     // a definition whose wording takes another tool's requests, on the one that now wins them (review Z6, Z6-2)
     const { intentOverlapWarnings } = await import('../intent-overlap-warnings.js');
     const overlap = await intentOverlapWarnings(result.index, new Map([...context, ...files].map((file) => [file.path, Buffer.from(file.content).toString('utf8')])));
-    const warnings = [...unread.filter((diagnostic) => diagnostic.severity !== 'error'), ...result.warnings, ...compiled.filter((diagnostic) => diagnostic.severity !== 'error'), ...conditions.filter((diagnostic) => diagnostic.severity !== 'error'), ...[...policyWarnings(result.index), ...deployment, ...overlap.warnings, ...refusedAliases].filter((warning) => given.has(warning.file))];
+    const warnings = [...unread.filter((diagnostic) => diagnostic.severity !== 'error'), ...result.warnings, ...compiled.filter((diagnostic) => diagnostic.severity !== 'error'), ...conditions.filter((diagnostic) => diagnostic.severity !== 'error'), ...refusedPolicies.filter((diagnostic) => diagnostic.severity !== 'error'), ...[...policyWarnings(result.index), ...deployment, ...overlap.warnings, ...refusedAliases].filter((warning) => given.has(warning.file))];
     const ordered = [...errors, ...warnings].sort(byPlace);
     if (flags.json) writeJson(io, { files: found, paths, errors, warnings });
     else {
