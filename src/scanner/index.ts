@@ -22,3 +22,4 @@ export { countedDocument } from './counted-document.js';
 export { unknownTags, withDuplicateKeys, YAML_OPTIONS } from './yaml-syntax-message.js';
 export { validateDefinitionFiles } from './validate-files.js';
 export { nearest, unknownSkillToolset } from './check-members.js';
+export { MOST_ALIAS_CONFLICTS } from './build-index.js';
