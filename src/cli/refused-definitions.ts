@@ -1,10 +1,11 @@
 import type { Diagnostic, ToolIndex } from '../core/index.js';
-import { FRONT_MATTER, unknownSkillToolset, writtenDocument, type DefinitionFile } from '../scanner/index.js';
+import { FRONT_MATTER, MOST_ALIAS_CONFLICTS, unknownSkillToolset, writtenDocument, type DefinitionFile } from '../scanner/index.js';
 
 /**
  * The aliases of tool definitions refused for another error that are another tool's name or alias: told in the same
  * run as that error (ALIAS_CONFLICT, at the alias), not once it is fixed (review userZ9, U9-4). A file whose YAML does
- * not parse is left out: what it declares cannot be read.
+ * not parse is left out: what it declares cannot be read. A file is warned of its first 20, the last saying how many
+ * more, as the scan warns a served tool (review Z20-1: 4,000 conflicting aliases were 4,000 warnings).
  */
 export function refusedToolAliasWarnings(files: readonly DefinitionFile[], index: Pick<ToolIndex, 'tools'>): Diagnostic[] {
   const served = new Set(index.tools.map((tool) => tool.source.path));
@@ -18,12 +19,17 @@ export function refusedToolAliasWarnings(files: readonly DefinitionFile[], index
     const { value, locator } = written;
     const aliases = Array.isArray(value.aliases) ? value.aliases : [];
     const name = typeof value.name === 'string' ? value.name : file.folder;
+    let conflicts = 0;
     aliases.forEach((alias, at) => {
       const holder = typeof alias === 'string' && alias.toLowerCase() !== name.toLowerCase() ? owners.get(alias.toLowerCase()) : undefined;
-      if (holder === undefined) return;
+      if (holder === undefined || ++conflicts > MOST_ALIAS_CONFLICTS) return;
       const { line, column } = locator.locate(['aliases', at]);
       warnings.push({ file: file.path, line, column, severity: 'warning', code: 'ALIAS_CONFLICT', message: `alias '${alias}' also names tool '${holder}'; once this file's errors are fixed, it is ignored for '${name}'` });
     });
+    if (conflicts > MOST_ALIAS_CONFLICTS) {
+      const last = warnings.length - 1;
+      warnings[last] = { ...warnings[last]!, message: `${warnings[last]!.message}; and ${conflicts - MOST_ALIAS_CONFLICTS} more of its aliases are ignored as well` };
+    }
   }
   return warnings;
 }

@@ -336,7 +336,8 @@ function keepUniqueAliases<T extends ToolStub>(
   return kept.length === tool.aliases.length ? tool : (Object.assign(Object.create(Object.getPrototypeOf(tool) as object | null) as T, tool, { aliases: kept }) as T);
 }
 
-const MOST_ALIAS_CONFLICTS = 20;
+/** How many ALIAS_CONFLICT warnings a tool gets, the last saying how many more of its aliases are ignored. */
+export const MOST_ALIAS_CONFLICTS = 20;
 
 // each alias no tool is named, and the tool that keeps it: the one that held it at the previous commit, else the first by
 // path. An alias a tool served at the previous commit and still declares stays its alias when a tool is now named so

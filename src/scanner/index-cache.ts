@@ -145,6 +145,7 @@ export class IndexCache {
     await mkdir(this.dir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
     const target = join(this.dir, `${fileName(scan.commit)}.json`);
     const temporary = `${target}.${process.pid}.${(writes += 1)}.tmp`;
+    await this.pruneLeftBehind().catch(() => undefined);
     const stream = await CacheFileStream.create(temporary, { parser: this.version(), ...scan });
     return {
       append: (lines) => stream.append(lines),
@@ -184,11 +185,33 @@ export class IndexCache {
   }
 
   private async prune(): Promise<void> {
+    await this.pruneLeftBehind();
     const names = (await readdir(this.dir)).filter((name) => name.endsWith('.json'));
     if (names.length <= KEEP) return;
     const dated = await Promise.all(names.map(async (name) => ({ name, time: (await stat(join(this.dir, name))).mtimeMs })));
     dated.sort((a, b) => b.time - a.time);
     await Promise.all(dated.slice(KEEP).map(({ name }) => rm(join(this.dir, name), { force: true })));
+  }
+
+  /**
+   * Removes the temporaries (`<commit>.json.<pid>.<n>.tmp`) of processes no longer alive: one killed (SIGKILL, out of
+   * memory, a container's stop) never removes its own, and a restart loop left one per try (review Z20, Z20-5). A
+   * temporary of a live process (this one among them) is its write under way, and kept.
+   */
+  private async pruneLeftBehind(): Promise<void> {
+    const left = (await readdir(this.dir)).filter((name) => !processAlive(Number(/\.json\.(\d+)\.\d+\.tmp$/.exec(name)?.[1] ?? process.pid)));
+    await Promise.all(left.map((name) => rm(join(this.dir, name), { force: true })));
+  }
+}
+
+/** Whether a process of that id runs on this host: one we may not signal runs all the same. */
+function processAlive(pid: number): boolean {
+  if (pid === process.pid || !Number.isSafeInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -23,3 +23,4 @@ export { unknownTags, withDuplicateKeys, YAML_OPTIONS } from './yaml-syntax-mess
 export { validateDefinitionFiles } from './validate-files.js';
 export { nearest, unknownSkillToolset } from './check-members.js';
 export { unknownPolicyMember } from './check-policies.js';
+export { MOST_ALIAS_CONFLICTS } from './build-index.js';

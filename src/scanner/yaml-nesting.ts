@@ -1,3 +1,4 @@
+import { LexedErrors, MAX_LEXED_ERRORS } from './lexed-errors.js';
 import { yamlModule } from './yaml-module.js';
 
 /**
@@ -29,10 +30,13 @@ export const MAX_DEFINITION_NODES = 100_000;
  */
 export const MAX_DEFINITION_ALIASES = 256;
 
-/** What a text goes past before `yaml` builds it, and the line where it does. */
+/**
+ * What a text goes past before `yaml` builds it, and the line where it does: for `errors`, the line of the first of
+ * them (the one to fix first).
+ */
 export interface LexedPast {
   line: number;
-  past: 'depth' | 'values' | 'aliases';
+  past: 'depth' | 'values' | 'aliases' | 'errors';
 }
 
 // a flow collection being read: whether an entry of it has begun since its last comma, and that entry is a pair
@@ -56,7 +60,7 @@ interface FlowLevel {
  * counted near that, never near `limit`. Undefined when it never nests past `limit`.
  */
 export function nestedPast(text: string, limit = PRECHECKED_DEPTH): number | undefined {
-  return lexedPast(text, limit, Infinity)?.line;
+  return lexedPast(text, limit, Infinity, Infinity, Infinity)?.line;
 }
 
 /** How many values `text` holds as {@link lexedPast} counts them (tests compare it with `yaml`'s document). */
@@ -80,8 +84,8 @@ export function lexedValues(text: string): number {
  * there, which `yaml` does not build again (an alias is its anchor's value, and each anchor is bounded to 100 uses);
  * a collection written as a key counts its values too, which `yaml` builds before it writes the key as text.
  */
-export function lexedPast(text: string, depth = PRECHECKED_DEPTH, values = MAX_DEFINITION_NODES, aliases = MAX_DEFINITION_ALIASES): LexedPast | undefined {
-  const { line, past } = lex(text, depth, values, aliases);
+export function lexedPast(text: string, depth = PRECHECKED_DEPTH, values = MAX_DEFINITION_NODES, aliases = MAX_DEFINITION_ALIASES, errors = MAX_LEXED_ERRORS): LexedPast | undefined {
+  const { line, past } = lex(text, depth, values, aliases, errors);
   return past === undefined ? undefined : { line, past };
 }
 
@@ -91,7 +95,15 @@ export function lexedNodes(text: string): { aliases: number; nodes: number } {
   return { aliases, nodes };
 }
 
-function lex(text: string, limit: number, maxValues: number, maxAliases = Infinity): { line: number; past?: LexedPast['past']; values: number; aliases: number; nodes: number } {
+/** How many lines and marks of `text` `yaml` can read only as errors, as {@link LexedErrors} counts them, and the first one's line. */
+export function lexedErrors(text: string): { errors: number; first: number } {
+  const { errors, first } = lex(text, Infinity, Infinity, Infinity, Infinity);
+  return { errors, first };
+}
+
+type Lexed = { line: number; past?: LexedPast['past']; values: number; aliases: number; nodes: number; errors: number; first: number };
+
+function lex(text: string, limit: number, maxValues: number, maxAliases = Infinity, maxErrors = Infinity): Lexed {
   const { CST, Lexer } = yamlModule();
   // each with whether its last pair was begun with `?` and its `:` may yet come, at the start of a line
   const open: Array<{ column: number; kind: Kind; explicit?: boolean }> = [];
@@ -113,6 +125,10 @@ function lex(text: string, limit: number, maxValues: number, maxAliases = Infini
   let lineFirst = true;
   // whether this token is a block scalar's text (its header came last), which begins its line with its indentation
   let blockText = false;
+  // what yaml can read only as errors (review Z20, Z20-9: 200,000 lines of a bare word are within the bound on nodes
+  // and cost `yaml` ~30 s of errors)
+  const errors = new LexedErrors();
+  const result = (past?: LexedPast['past']): Lexed => ({ line: past === 'errors' ? errors.first : line, ...(past ? { past } : {}), values, aliases, nodes, errors: errors.count, first: errors.first });
 
   const entry = (column: number, kind: Kind): boolean => {
     while (open.length > 0 && open.at(-1)!.column > column) open.pop();
@@ -147,6 +163,7 @@ function lex(text: string, limit: number, maxValues: number, maxAliases = Infini
       else if (token === '\x02') {
         open.length = 0;
         flows.length = 0;
+        errors.document();
       }
       continue;
     }
@@ -155,23 +172,28 @@ function lex(text: string, limit: number, maxValues: number, maxAliases = Infini
     scalarNext = false;
     offset += token.length;
     const blank = type === 'space' || type === 'newline' || type === 'comment';
+    // in block context, and no block scalar's text
+    const block = flows.length === 0 && !(blockText && !blank);
     // the first token of its line, in block context
     const first = lineFirst && !blank && flows.length === 0 && !blockText;
     if (!blank) {
       lineFirst = false;
       blockText = type === 'block-scalar-header';
     }
+    if (first) errors.lineBegins(column, type === 'seq-item-ind' || type === 'map-value-ind');
     let past = false;
     switch (type) {
       case 'flow-map-start':
       case 'flow-seq-start':
         nodeColumn ??= column;
+        if (block) errors.node(line);
         flowEntry();
         flows.push({ seq: type === 'flow-seq-start', entry: false, pair: false });
         past = open.length + flows.length > limit;
         break;
       case 'flow-map-end':
       case 'flow-seq-end':
+        if (block) errors.strayEnd(line);
         flows.pop();
         break;
       case 'comma': {
@@ -186,6 +208,7 @@ function lex(text: string, limit: number, maxValues: number, maxAliases = Infini
           break;
         }
         values += 1;
+        errors.indicator(false, type === 'explicit-key-ind' ? column : undefined);
         past = entry(column, type === 'seq-item-ind' ? 'seq' : 'map');
         // the mapping at this column (entry leaves it on top) has a pair whose `:` may come
         if (type === 'explicit-key-ind') open.at(-1)!.explicit = true;
@@ -196,6 +219,7 @@ function lex(text: string, limit: number, maxValues: number, maxAliases = Infini
           flowPair();
           break;
         }
+        errors.indicator(true);
         if (first) {
           // a `:` beginning a line is the value of the last pair of the mapping it is in, if `?` began it and it has
           // none yet (that pair is counted), else a pair of its own, with no key
@@ -212,9 +236,15 @@ function lex(text: string, limit: number, maxValues: number, maxAliases = Infini
         }
         nodeColumn = undefined;
         break;
-      case 'space':
       case 'newline':
+        if (block) errors.lineEnd(line);
+        break;
+      case 'space':
       case 'comment':
+        break;
+      case 'doc-start':
+      case 'doc-end':
+        errors.document();
         break;
       default:
         // a scalar's source, a quoted scalar, an alias, an anchor or a tag: a node (or a key's) begins here
@@ -222,10 +252,14 @@ function lex(text: string, limit: number, maxValues: number, maxAliases = Infini
         flowEntry();
         if (type === 'alias') aliases += 1;
         if (type === 'scalar' || type === 'alias' || type === 'single-quoted-scalar' || type === 'double-quoted-scalar') nodes += 1;
+        if (!block) break;
+        if (type === 'anchor' || type === 'tag') errors.property(line, type === 'anchor');
+        else if (type === 'scalar' || type === 'alias' || type === 'single-quoted-scalar' || type === 'double-quoted-scalar' || type === 'block-scalar-header') errors.node(line);
     }
-    if (past) return { line, past: 'depth', values, aliases, nodes };
-    if (values > maxValues || nodes > 2 * maxValues + 1) return { line, past: 'values', values, aliases, nodes };
-    if (aliases > maxAliases) return { line, past: 'aliases', values, aliases, nodes };
+    if (past) return result('depth');
+    if (values > maxValues || nodes > 2 * maxValues + 1) return result('values');
+    if (aliases > maxAliases) return result('aliases');
+    if (errors.count > maxErrors) return result('errors');
     // a token may span lines (a newline, a multi-line or block scalar): its last line starts after its last newline
     const last = token.lastIndexOf('\n');
     if (last >= 0) {
@@ -236,5 +270,6 @@ function lex(text: string, limit: number, maxValues: number, maxAliases = Infini
       if (last === token.length - 1 && flows.length === 0) nodeColumn = undefined;
     }
   }
-  return { line, values, aliases, nodes };
+  if (flows.length === 0) errors.end(line);
+  return result(errors.count > maxErrors ? 'errors' : undefined);
 }

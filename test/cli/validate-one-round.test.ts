@@ -6,6 +6,7 @@ import { testFolder } from '../helpers/test-folder.js';
 const folder = testFolder('hldp-validate-one-round-');
 
 const lines = (...text: string[]): string => `${text.join('\n')}\n`;
+const MANY = Array.from({ length: 50 }, (_, at) => `m${at}`);
 const greet = lines('name: greet', 'display: Greet', 'intent: Say hello to someone', 'method: run', 'executor: shell', 'params_schema:', '  name: { type: string, required: true, pattern: "^[a-z]+$" }', 'shell: { argv: [echo, "{name}"] }', 'author: u', 'created: 2026-02-28', 'why: w');
 
 // review userZ9, U9-4: an author's slips came in rounds, one error hiding the next: a path without its '/' hid its own
@@ -25,6 +26,9 @@ describe('hldp validate, a file with several slips', () => {
       // YAML that does not parse is told alone: nothing it declares can be read
       'tools/unparsed/TOOL.hdlp': lines('name: unparsed', 'aliases: [greet', 'executor: hldp-api', 'http: { api: clock }'),
       'toolsets/t1/TOOLSET.hdlp': lines('name: t1', 'description: Greeting things', 'tools: [greet]', 'author: u', 'why: w'),
+      // review Z20-1's rest: a refused file is warned of its first 20 conflicting aliases, as a served one is
+      'tools/many/TOOL.hdlp': greet.replace('name: greet', 'name: many').replace('display: Greet', `display: Many\naliases: [${MANY.join(', ')}]`),
+      'tools/copycat/TOOL.hdlp': lines('name: copycat', `aliases: [${MANY.join(', ')}]`),
       'skills/tips/SKILL.md': lines('---', 'name: tips', 'description: Read this first.', 'toolset: t2', 'licence: MIT', '---', '# Tips', 'Greet first.'),
     });
     const run = await runCli(['validate', '--config', 'hldp.yaml', '.'], { env: folder.cliEnv(), cwd: folder.path });
@@ -39,6 +43,10 @@ describe('hldp validate, a file with several slips', () => {
       "tools/clock/TOOL.hdlp:3:1: error: key 'display' is written twice in one mapping (first at line 2): keep one",
       "tools/clock/TOOL.hdlp:7:11: warning: alias 'Greet' also names tool 'greet'; once this file's errors are fixed, it is ignored for 'clock'",
     ]);
+    const written = `aliases: [${MANY.join(', ')}]`;
+    expect(told.filter((line) => line.startsWith('tools/copycat/') && line.includes(': warning: alias '))).toEqual(
+      MANY.slice(0, 20).map((alias, at) => `tools/copycat/TOOL.hdlp:2:${written.indexOf(`${alias},`) + 1}: warning: alias '${alias}' also names tool 'many'; once this file's errors are fixed, it is ignored for 'copycat'${at === 19 ? '; and 30 more of its aliases are ignored as well' : ''}`),
+    );
     expect(told.filter((line) => line.startsWith('tools/unparsed/'))).toEqual([expect.stringMatching(/^tools\/unparsed\/TOOL\.hdlp:\d+:\d+: error: /)]);
     expect(told.filter((line) => line.startsWith('skills/'))).toEqual([
       "skills/tips/SKILL.md:4:10: error: skill 'tips' leads to toolset 't2', which this registry does not have (or which is broken); did you mean 't1'?",

@@ -1,9 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Document, isCollection, isScalar, parseDocument, Scalar, visit, type ToStringOptions } from 'yaml';
+import { Document, isCollection, isScalar, parseAllDocuments, parseDocument, Scalar, visit, type ToStringOptions } from 'yaml';
 import { readYamlMapping } from '../../src/scanner/yaml-mapping.js';
-import { lexedNodes, lexedPast, lexedValues } from '../../src/scanner/yaml-nesting.js';
+import { lexedErrors, lexedNodes, lexedPast, lexedValues } from '../../src/scanner/yaml-nesting.js';
 import { runs } from '../helpers/property-runs.js';
 
 // Review Z18, Z18-3: a definition's values are counted from yaml's lexer before yaml builds its document, so that a
@@ -155,6 +155,8 @@ describe('the values counted before yaml builds a definition (review Z18, Z18-3)
         expect(lexedValues(yaml), yaml).toBe(values);
         // the nodes written as text are each a key or a value, so within the bound the values set (review Z20, Z20-9)
         expect(lexedNodes(yaml).nodes, yaml).toBeLessThanOrEqual(2 * values + 1);
+        // no line or mark of it counted as one yaml can read only as an error (review Z20, Z20-9)
+        expect(lexedErrors(yaml).errors, yaml).toBe(0);
         // and refused past as many as it holds, not before
         expect(lexedPast(yaml, Infinity, values), yaml).toBeUndefined();
         expect(lexedPast(yaml, Infinity, values - 1)?.past, yaml).toBe('values');
@@ -171,6 +173,7 @@ describe('the values counted before yaml builds a definition (review Z18, Z18-3)
         fc.pre(read !== undefined);
         expect(lexedValues(yaml), yaml).toBe(documentValues(read!.value));
         expect(lexedNodes(yaml).nodes, yaml).toBeLessThanOrEqual(2 * documentValues(read!.value) + 1);
+        expect(lexedErrors(yaml).errors, yaml).toBe(0);
       }),
       { numRuns: runs(500) },
     );
@@ -193,8 +196,59 @@ describe('the values counted before yaml builds a definition (review Z18, Z18-3)
         visit(parseDocument(yaml), { Alias: () => void (aliases += 1) });
         expect(lexedNodes(yaml), yaml).toEqual({ aliases, nodes: expect.any(Number) });
         expect(lexedNodes(yaml).nodes, yaml).toBeLessThanOrEqual(2 * lexed + 1);
+        expect(lexedErrors(yaml).errors, yaml).toBe(0);
       }),
       { numRuns: runs(200) },
     );
+  });
+});
+
+// Review Z20, Z20-9: 200,000 lines of a bare word are within the bound on nodes (2N + 1), and each costs yaml a node and
+// an error (~30 s). The lexer counts the lines and marks yaml can read only as errors and refuses past 100; it must
+// count none where yaml reads a text without a word, however odd the text (yaml reads `? "a"` and then lines of ` ]`
+// as the key `a`), so lines are drawn from what people write, and from what they get wrong.
+const LINES = ['a', 'a:', 'a: b', 'x y: z', 'k: v w', 'k: v # c', '- a', '-', '- - a', '- k: v', '- "a"', '- ? a', '- |', '- >', '- &a', '- !t', '- ]', '- [a]: b', '-1', '- -1',
+  '? a', '?', '? "a"', '? [a]', '? {a: b}', '? |', '? &a', '? !t', '? - a', ':', ': b', ': |', ': &a', ': - b', '&a', '!t', '*a', '&a x', '&a k: v', '&a [x]', '&a &b x', '!t !u x', '!!str a',
+  '*a : b', '"k": v', "'k': v", '"q"', "'q'", '"a', 'b"', '"', "'", '[]', '{}', '[a,', 'b]', '[a, b', ']', '}', ']: v', ',', '@', '`a', '|', '>-', '|-', '#', '# c', '', '---', '...', '%YAML 1.2',
+  'k: "a" b', "k: 'a' b", 'k: [a] b', 'k: |', 'k: >', 'k: |2', 'k: &a', 'k: !t', 'k: *a', 'k: &a [x]', 'k: {a: b}', '[a]: b', '{a: 1}: 2', 'a: b: c', 'k:\t v', '\tb'];
+const lines = fc.array(fc.tuple(fc.integer({ min: 0, max: 6 }), fc.constantFrom(...LINES)), { maxLength: 10 });
+
+describe('the lines and marks yaml can read only as errors, counted before it builds a definition (review Z20, Z20-9)', () => {
+  it('are counted only in a text yaml reports errors in', () => {
+    fc.assert(
+      fc.property(lines, fc.constantFrom('\n', '\r\n'), (drawn, newline) => {
+        const yaml = drawn.map(([indent, line]) => ' '.repeat(indent) + line).join(newline) + newline;
+        if (lexedErrors(yaml).errors === 0) return;
+        // yaml reads the first document and stops at the second, reporting it; an error in either is one
+        const reported = parseAllDocuments(yaml, { uniqueKeys: false }) as Document[];
+        expect(reported.some((document) => document.errors.length > 0), yaml).toBe(true);
+      }),
+      { numRuns: runs(2000) },
+    );
+  });
+
+  it.each([
+    ['a bare word, a key without its value', 'a', 2],
+    ['a quoted word', "'b'", 2],
+    ['an alias', '*b', 2],
+    ['a stray `]`', ']', 2],
+    // the first is the mapping's anchor
+    ['an anchor alone', '&a', 3],
+    ['a node after a complete one', 'k: "a" b', 2],
+  ])('refuse 200,000 lines of %s at the first of them, before yaml builds them', (_shape, line, first) => {
+    const text = `name: many\n${`${line}\n`.repeat(199_999)}`;
+    expect(lexedPast(text)).toEqual({ line: first, past: 'errors' });
+    for (const fastYaml of [true, false]) {
+      const read = readYamlMapping(FILE, text, 'TOOL.hdlp', 'name', { fastYaml });
+      expect(read.ok ? [] : read.diagnostics.map(({ line, code, message }) => ({ line, code, message }))).toEqual([{ line: first, code: 'YAML_RESOURCE_LIMIT', message: expect.stringContaining('more than 100 lines or marks that are no key, value or entry') }]);
+    }
+  });
+
+  it('leave 100 of them to yaml, which reports its own errors', () => {
+    const text = `name: many\n${'a\n'.repeat(100)}`;
+    expect(lexedErrors(text)).toEqual({ errors: 100, first: 2 });
+    expect(lexedPast(text)).toBeUndefined();
+    const read = readYamlMapping(FILE, text, 'TOOL.hdlp', 'name');
+    expect(read.ok ? [] : read.diagnostics.map(({ code }) => code)).not.toContain('YAML_RESOURCE_LIMIT');
   });
 });
