@@ -39,7 +39,7 @@ function links(text: string): { target: string; line: number }[] {
   text.split('\n').forEach((line, index) => {
     if (/^\s*```/.test(line)) { fence = !fence; return; }
     if (fence) return;
-    for (const match of line.replace(/`[^`]*`/g, '').matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) found.push({ target: match[1], line: index + 1 });
+    for (const match of line.replace(/`[^`]*`/g, '').matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) found.push({ target: match[1] ?? '', line: index + 1 });
   });
   return found;
 }
