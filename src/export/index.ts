@@ -3,7 +3,7 @@ export { exportTools, EXPORT_FORMATS, NAME_LIMITS, type ExportFormat, type ToolE
 export { compressSchema, firstSentence, schemaBytes, SCHEMA_BUDGET_BYTES } from '../core/index.js';
 export { exportedName, exportNames, exportNamesSteps, nameFingerprint, FINGERPRINT_LENGTH, PORTABLE_NAME } from './tool-names.js';
 export { isReadOnly, toolHints, type ToolHints } from './tool-annotations.js';
-export { APPROVAL_WAIT_TOOL, CALL_TOOL, callParams, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, MAX_APPROVAL_WAIT_SECONDS, META_TOOLS, READ_SKILL_TOOL, RESERVED_NAMES, TOOLSET_TOOL, type MetaTool } from './meta-tools.js';
+export { APPROVAL_WAIT_TOOL, CALL_TOOL, callParams, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, MAX_APPROVAL_WAIT_SECONDS, MCP_APPROVAL_WAIT_SECONDS, META_TOOLS, READ_SKILL_TOOL, RESERVED_NAMES, TOOLSET_TOOL, type MetaTool } from './meta-tools.js';
 export {
   anthropicToolSpec,
   mcpMetaToolSpec,

@@ -61,6 +61,13 @@ export const CONFIRM_TOOL: MetaTool = {
 /** The longest one wait for an approval request's decision may last, in seconds: `approval_wait`'s `wait_s`, `GET /v1/approvals/:id?wait=`. */
 export const MAX_APPROVAL_WAIT_SECONDS = 120;
 
+/**
+ * The longest one `approval_wait` lasts over MCP, in seconds: the official SDK's clients give up every request at 60 s
+ * (DEFAULT_REQUEST_TIMEOUT_MSEC), and a wait of 90 s came back as the protocol error "Request timed out", not a tool
+ * result (review userZ11, U11-26). A longer `wait_s` is cut to this; still pending, the agent calls again.
+ */
+export const MCP_APPROVAL_WAIT_SECONDS = 50;
+
 /** `approval_wait`: waits (bounded) for a pending approval request's decision, and answers the receipt of the call it released. */
 export const APPROVAL_WAIT_TOOL: MetaTool = {
   name: 'approval_wait',
@@ -68,12 +75,12 @@ export const APPROVAL_WAIT_TOOL: MetaTool = {
   description:
     'Wait for a call that answered approval_required (pending: a person decides it) to be decided, and get what it came to: ' +
     "the call's receipt once it ran (its output, or its error), or the refusal (denied, expired, cancelled) as a receipt that says nothing ran. " +
-    'Still pending when the wait ends: call it again. Do not call the tool again instead: that files a second request.',
+    'Still pending when the wait ends: call it again (over MCP one wait lasts at most ' + MCP_APPROVAL_WAIT_SECONDS + ' s). Calling the tool itself again with the same params files nothing new: it answers this same pending request.',
   inputSchema: {
     type: 'object',
     properties: {
       id: { type: 'string', minLength: 1, maxLength: 256, description: 'the request id (apr_…) from the approval_required answer' },
-      wait_s: { type: 'integer', minimum: 0, maximum: MAX_APPROVAL_WAIT_SECONDS, default: 30, description: "how long to wait for the decision, in seconds (0: just look); keep it under your MCP client's request timeout (often 60 s)" },
+      wait_s: { type: 'integer', minimum: 0, maximum: MAX_APPROVAL_WAIT_SECONDS, default: 30, description: `how long to wait for the decision, in seconds (0: just look); over MCP at most ${MCP_APPROVAL_WAIT_SECONDS}, under clients' usual 60 s request timeout` },
     },
     required: ['id'],
     additionalProperties: false,

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { formatDiagnostic, type MatchResult, type Receipt } from '../core/index.js';
-import { APPROVAL_WAIT_TOOL, CONFIRM_TOOL, FIND_TOOL, MAX_APPROVAL_WAIT_SECONDS } from '../export/index.js';
+import { APPROVAL_WAIT_TOOL, CONFIRM_TOOL, FIND_TOOL, MCP_APPROVAL_WAIT_SECONDS } from '../export/index.js';
 import type { CallOutcome, ConfirmationRequired, MetaOutcome } from '../gateway/service/index.js';
 import type { ToolCatalog } from '../sessions/index.js';
 
@@ -58,7 +58,7 @@ function waitOrNot(confirmation: ConfirmationRequired, tool: string): string {
   }
   return `Request ${confirmation.id} waits for ${confirmation.approvers} to decide it before ${confirmation.expires_at}; once approved, exactly this call runs once. ` +
     // the agent's way to the outcome: calling the tool again would file a second request (review userV, V4)
-    `To wait for the decision and get the call's receipt, call the ${APPROVAL_WAIT_TOOL.name} tool with {"id": "${confirmation.id}"} (it waits up to ${MAX_APPROVAL_WAIT_SECONDS} s a call); do not call '${tool}' again for it.\n`;
+    `To wait for the decision and get the call's receipt, call the ${APPROVAL_WAIT_TOOL.name} tool with {"id": "${confirmation.id}"} (it waits up to ${MCP_APPROVAL_WAIT_SECONDS} s a call: call it again while pending); do not call '${tool}' again for it.\n`;
 }
 
 /** A receipt: the raw output first (or, when it failed, the raw error), each channel in its own block, the whole receipt as `structuredContent`. */

@@ -15,7 +15,7 @@ import {
   type ServerNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import { eventResources, EVENTS_TEMPLATE, EVENTS_URI, isEventsUri } from '../events/index.js';
-import { APPROVAL_WAIT_TOOL, CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, READ_SKILL_TOOL, TOOLSET_TOOL } from '../export/index.js';
+import { APPROVAL_WAIT_TOOL, CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, MCP_APPROVAL_WAIT_SECONDS, READ_SKILL_TOOL, TOOLSET_TOOL } from '../export/index.js';
 import { catalogFor, prepareCatalog, type SessionState } from '../sessions/index.js';
 import { PACKAGE_ROOT } from '../config/index.js';
 import { receiptSeenBy } from '../policy/index.js';
@@ -33,7 +33,7 @@ const INSTRUCTIONS =
   `${CALL_TOOL.name} runs any tool you may use by name; ${READ_SKILL_TOOL.name} reads a skill (steps for a kind of task; also resources skill://<name>). ` +
   `Results are the tools' raw output; a failure comes back as an error with the raw stderr. ` +
   `A tool that needs confirmation answers with a token and runs nothing: call ${CONFIRM_TOOL.name} with that token to run it. ` +
-  `A call that needs a person's approval answers pending with a request id and runs nothing: call ${APPROVAL_WAIT_TOOL.name} with that id to wait for the decision and get the call's receipt; calling the tool again files another request.`;
+  `A call that needs a person's approval answers pending with a request id and runs nothing: call ${APPROVAL_WAIT_TOOL.name} with that id to wait for the decision and get the call's receipt; calling the tool again with the same params files nothing new (it answers the same pending request); with other params it files another.`;
 
 /** How one MCP connection's session starts. */
 export interface McpSessionOptions {
@@ -195,7 +195,7 @@ async function callTool(gateway: Gateway, session: SessionState, name: string, a
   const seen = (outcome: CallOutcome): CallOutcome => (outcome.kind === 'receipt' ? { ...outcome, receipt: receiptSeenBy(outcome.receipt, gateway.principal(session.principal)) } : outcome);
   try {
     if (target.kind === 'meta') {
-      const outcome = await runMetaTool(gateway, session, target.tool, args, { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(onProgress ? { onProgress } : {}), resolveName: (listed) => { const resolved = catalog.resolve(listed); return resolved.kind === 'tool' ? resolved.name : listed; } });
+      const outcome = await runMetaTool(gateway, session, target.tool, args, { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(onProgress ? { onProgress } : {}), longestWaitS: MCP_APPROVAL_WAIT_SECONDS, resolveName: (listed) => { const resolved = catalog.resolve(listed); return resolved.kind === 'tool' ? resolved.name : listed; } });
       // tool_call waits for approval like a direct call: the human at the client may decide it there
       return metaResult(outcome.kind === 'call' ? { ...outcome, outcome: seen(await decide(outcome.outcome)) } : outcome, catalog);
     }

@@ -120,3 +120,17 @@ describe.each(['http', 'stdio'] as const)('an MCP agent whose call waits for app
     expect(text(result)).toContain('not today');
   });
 });
+
+// Review userZ11, U11-26: approval_wait took wait_s up to 120 over MCP, and the pending answer said "it waits up to
+// 120 s a call", but the official SDK client gives up every request at 60 s: a wait of 90 s came back as the protocol
+// error "Request timed out", not a tool result. Over MCP one wait now lasts at most 50 s.
+describe('approval_wait over MCP, from an SDK client with its default request timeout (60 s)', () => {
+  it('answers still pending, as a tool result, when asked to wait 90 s', async () => {
+    const client = await connect('http');
+    const id = await pendingWrite(client, 'default-timeout.txt');
+    const result = (await client.callTool({ name: 'approval_wait', arguments: { id, wait_s: 90 } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ id, status: 'pending' });
+    expect(text(result)).toContain(`call approval_wait with {"id": "${id}"} again`);
+  }, 90_000);
+});

@@ -42,7 +42,7 @@ export async function runMetaTool(
   session: SessionState | undefined,
   tool: MetaTool,
   args: Record<string, unknown>,
-  options: { signal?: AbortSignal; timeoutMs?: number; onProgress?: (update: ProgressUpdate) => void; resolveName?: (name: string) => string } = {},
+  options: { signal?: AbortSignal; timeoutMs?: number; onProgress?: (update: ProgressUpdate) => void; resolveName?: (name: string) => string; longestWaitS?: number } = {},
 ): Promise<MetaOutcome> {
   const problems = argumentProblems(tool, args);
   if (problems.length) {
@@ -86,7 +86,7 @@ export async function runMetaTool(
     case APPROVAL_WAIT_TOOL.name: {
       if (!session) return needsSession();
       // the session's principal waits: only the request's caller, one who may decide it, or an admin sees it
-      const waited = await waitForApproval(gateway, gateway.principal(session.principal), args.id as string, (args.wait_s as number | undefined) ?? 30, options.signal);
+      const waited = await waitForApproval(gateway, gateway.principal(session.principal), args.id as string, Math.min((args.wait_s as number | undefined) ?? 30, options.longestWaitS ?? Infinity), options.signal);
       return waited.kind === 'receipt' ? { kind: 'call', outcome: waited.outcome, changed: false } : waited;
     }
     default: {
