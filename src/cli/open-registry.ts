@@ -9,10 +9,11 @@ import { UsageError } from './usage-error.js';
  * The config a command runs with: file, environment, then its flags. A command that authenticates no request and
  * runs no tool (reads receipts, scans, validates) passes `secrets: 'optional'`: a principal, gatekeeper, API, Forgejo
  * or MCP server whose secret is not in this shell is then left out instead of stopping it (review userV, V8;
- * userW, W9).
+ * userW, W9). Only `hldp serve` `delivers` the notify webhooks and needs their secrets (review userZ11, U11-1).
  */
-export function configFromFlags(flags: Flags, secrets: 'required' | 'optional' = 'required'): GatewayConfig {
+export function configFromFlags(flags: Flags, secrets: 'required' | 'optional' = 'required', delivers = false): GatewayConfig {
   const config = loadConfig({
+    delivers,
     ...(typeof flags.config === 'string' ? { file: flags.config } : {}),
     secrets,
     overrides: {

@@ -34,7 +34,7 @@ export const DEFAULT_MAX_CALL_TIMEOUT_MS = 3_600_000;
  * Forgejo, MCP server or webhook whose secret is not at hand is left out (`principalsLeftOut`, `secretsLeftOut`)
  * rather than refused.
  */
-export function loadConfig(options: { file?: string; overrides?: ConfigOverrides; env?: NodeJS.ProcessEnv; secrets?: 'required' | 'optional' } = {}): GatewayConfig {
+export function loadConfig(options: LoadOptions = {}): GatewayConfig {
   const file = options.file ?? (options.env ?? process.env).HLDP_CONFIG;
   try {
     return loadConfigOnce(options);
@@ -54,7 +54,21 @@ function setInEnvironment(env: NodeJS.ProcessEnv, key: string): boolean {
   return [parts.join('_'), parts.at(-1)!].some((name) => (env[`HLDP_${name.toUpperCase()}`] ?? '') !== '');
 }
 
-function loadConfigOnce(options: { file?: string; overrides?: ConfigOverrides; env?: NodeJS.ProcessEnv; secrets?: 'required' | 'optional' }): GatewayConfig {
+/**
+ * `secrets: 'optional'`: a target whose secret is not in this environment is left out (see `orLeftOut`). `delivers`:
+ * this process sends the `notify` webhooks (`hldp serve`); any other leaves out a target whose secret it lacks, for it
+ * never signs a delivery — an MCP client's line had to carry the webhook secret, or `hldp mcp` would not start
+ * (review userZ11, U11-1).
+ */
+export interface LoadOptions {
+  file?: string;
+  overrides?: ConfigOverrides;
+  env?: NodeJS.ProcessEnv;
+  secrets?: 'required' | 'optional';
+  delivers?: boolean;
+}
+
+function loadConfigOnce(options: LoadOptions): GatewayConfig {
   const env = options.env ?? process.env;
   const leftOut: LeftOut[] | undefined = options.secrets === 'optional' ? [] : undefined;
   const overrides = options.overrides ?? {};
@@ -131,7 +145,7 @@ function loadConfigOnce(options: { file?: string; overrides?: ConfigOverrides; e
     },
     ...defined('matcherModel', matcherModelConfig(written.matcher?.model, env)),
     events: { ...defined('backlog', written.events?.backlog), ...defined('notifyAttempts', written.events?.notify_attempts), ...defined('notifyBackoffMs', written.events?.notify_backoff_ms) },
-    notify: (written.notify ?? []).flatMap((target, index) => orLeftOut(leftOut, () => notifyTarget(target, index, env)) ?? []),
+    notify: (written.notify ?? []).flatMap((target, index) => orLeftOut(options.delivers ? leftOut : (leftOut ?? []), () => notifyTarget(target, index, env)) ?? []),
     logLevel: logLevel(env.HLDP_LOG_LEVEL) ?? written.log_level ?? 'info',
     ...defined('file', file ? resolve(file) : undefined),
   };

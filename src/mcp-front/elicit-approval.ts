@@ -10,8 +10,10 @@ export type SendRelated = (request: { method: 'elicitation/create'; params: Reco
 /**
  * MCP elicitation: a call that waits for approval, where the rule lets the human at the client decide and the
  * client declares the capability, is put to them with `elicitation/create`, showing the exact call. Accept runs
- * it (once, under the request's binding); decline stores `DENIED`. Anything else (cancel, no answer in time, no
- * capability) leaves the outcome as it was: the call is pending, with its id.
+ * it (once, under the request's binding); decline stores `DENIED`. Cancel or no answer in time leaves the request
+ * pending for an approver, and the model is not handed its token: the person at the client was asked and did not
+ * accept, so a `confirm` from the model must not run it in their place (review userZ11, U11-10). Calling the tool again
+ * asks the person again. No capability leaves the outcome as it was.
  */
 export async function elicitApproval(gateway: Gateway, server: Server, session: SessionState, outcome: CallOutcome, send: SendRelated, signal?: AbortSignal): Promise<CallOutcome> {
   if (outcome.kind !== 'confirmation_required' || !server.getClientCapabilities()?.elicitation) return outcome;
@@ -34,9 +36,9 @@ export async function elicitApproval(gateway: Gateway, server: Server, session: 
     );
   } catch {
     // no answer in time, a client that failed or went away: the request stays pending for an approver
-    return outcome;
+    return notAccepted(outcome, 'did not answer');
   }
-  if (answer.action === 'cancel') return outcome;
+  if (answer.action === 'cancel') return notAccepted(outcome, 'cancelled');
   const reason = typeof answer.content?.['reason'] === 'string' && answer.content['reason'] !== '' ? answer.content['reason'] : null;
   const decided = await gateway.decide(record.id, gateway.principal(session.principal), answer.action === 'accept' ? 'approve' : 'deny', { reason, via: 'elicitation', ...(signal ? { signal } : {}) });
   if (decided.ok && decided.receipt) return { kind: 'receipt', receipt: decided.receipt };
@@ -44,4 +46,17 @@ export async function elicitApproval(gateway: Gateway, server: Server, session: 
   if (!decided.ok && decided.receipt) return { kind: 'receipt', receipt: decided.receipt };
   const state = await gateway.approvals.wait(record.id, 0);
   return state?.receipt ? { kind: 'receipt', receipt: state.receipt } : outcome;
+}
+
+/** The pending outcome of a call the person at the client was asked about and did not accept: no token, and why. */
+function notAccepted(outcome: CallOutcome & { kind: 'confirmation_required' }, what: string): CallOutcome {
+  const { token: _withheld, ...confirmation } = outcome.confirmation;
+  return {
+    ...outcome,
+    confirmation: {
+      ...confirmation,
+      status: 'approval_required',
+      reason: `${confirmation.reason}; the person at your MCP client was asked to approve it and ${what}, so it is not yours to confirm: calling the tool again asks them again`,
+    },
+  };
 }

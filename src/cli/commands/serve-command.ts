@@ -56,7 +56,7 @@ export const serveCommand: Command = {
     const { packageVersion } = await import('../package-version.js');
     const { startServer } = await import('../../gateway/http/index.js');
     const { mountMcp } = await import('../../mcp-front/index.js');
-    const config = configFromFlags(flags);
+    const config = configFromFlags(flags, 'required', true);
     const logger = createLogger(config.logLevel);
     // SIGINT and SIGTERM are caught from here, before the start: caught only once "serving" was written, a supervisor's
     // stop sent as it read that line (or during the scan) found no listener yet, and Node's default ended the process
