@@ -2,6 +2,7 @@ import { nearWord, schemaGraph, type Diagnostic, type JsonSchema, type ToolDefin
 import { createParamsValidator, PARAMS_FORMATS, type ParamsValidator } from '../matcher/index.js';
 import { countedDocument, type Position } from '../scanner/index.js';
 import { brokenToolDefaults, defaultsOutsideSchema } from './default-checks.js';
+import { documentJS } from '../scanner/document-js.js';
 
 // The scan checks a params schema against JSON Schema's meta-schema, but does not compile it: ajv's compile costs
 // ~1 ms a tool, seconds for a large registry's cold scan. So a schema the gateway cannot compile (a `$ref` to nothing)
@@ -85,7 +86,7 @@ function locator(text: string): SchemaPlace | undefined {
     const counted = countedDocument(text, { uniqueKeys: false });
     if ('refused' in counted) return undefined;
     const { document, locator: positions } = counted;
-    const shorthand = (document.toJS() as { params_schema?: JsonSchema } | null)?.params_schema?.type !== 'object';
+    const shorthand = (documentJS(document) as { params_schema?: JsonSchema } | null)?.params_schema?.type !== 'object';
     return (path, key = false) => {
       const written = shorthand && path[0] === 'properties' ? path.slice(1) : path;
       return positions.locate(['params_schema', ...written], key);

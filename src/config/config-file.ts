@@ -5,6 +5,7 @@ import { ConfigError, type GatewayConfig } from './gateway-config.js';
 import type { McpServerEntry } from './mcp-servers-config.js';
 import { CONFIG_SCHEMA_URL } from './package-root.js';
 import type { WrittenSandbox } from './sandbox-config.js';
+import { documentJS } from '../scanner/document-js.js';
 
 /** The config as written in YAML (snake_case), after schema validation. */
 export interface ConfigFile {
@@ -79,7 +80,7 @@ export function readConfigFile(path: string): ConfigFile {
   }
   let value: unknown;
   try {
-    value = document.toJS({ maxAliasCount: 100 }) ?? {};
+    value = documentJS(document) ?? {};
   } catch {
     throw new ConfigError(path, 'its YAML aliases expand too far; write the values out');
   }
