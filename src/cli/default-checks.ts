@@ -1,8 +1,7 @@
 import type { Diagnostic, JsonSchema, ToolDefinition } from '../core/index.js';
 import type { ParamsValidator } from '../matcher/index.js';
-import { countedDocument, normaliseParamsSchema, withDuplicateKeys } from '../scanner/index.js';
+import { countedDocument, documentJS, normaliseParamsSchema, withDuplicateKeys } from '../scanner/index.js';
 import type { SchemaPlace } from './params-schema-checks.js';
-import { documentJS } from '../scanner/document-js.js';
 
 // A parameter's `default` is what every call that leaves it out is checked with (ajv's useDefaults), so a default its
 // own schema refuses (`enum: [fast, slow], default: medium`) fails each such call as INVALID_PARAMS, the caller blamed

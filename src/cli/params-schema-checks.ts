@@ -1,8 +1,7 @@
 import { nearWord, schemaGraph, type Diagnostic, type JsonSchema, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { createParamsValidator, PARAMS_FORMATS, type ParamsValidator } from '../matcher/index.js';
-import { countedDocument, type Position } from '../scanner/index.js';
+import { countedDocument, documentJS, type Position } from '../scanner/index.js';
 import { brokenToolDefaults, defaultsOutsideSchema } from './default-checks.js';
-import { documentJS } from '../scanner/document-js.js';
 
 // The scan checks a params schema against JSON Schema's meta-schema, but does not compile it: ajv's compile costs
 // ~1 ms a tool, seconds for a large registry's cold scan. So a schema the gateway cannot compile (a `$ref` to nothing)

@@ -3,9 +3,8 @@ import { lstat, open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { isMap, isScalar, parseDocument, type Document, type Scalar, type YAMLMap } from 'yaml';
-import { countedDocument } from '../scanner/index.js';
+import { countedDocument, documentJS } from '../scanner/index.js';
 import { documentText, yamlText } from './mcp-drafts.js';
-import { documentJS } from '../scanner/document-js.js';
 
 // the existing file is read as it always was here, with yaml's own defaults (a key twice is an error, tags resolved)
 const YAML_DEFAULTS = { prettyErrors: true, uniqueKeys: true, resolveKnownTags: true };

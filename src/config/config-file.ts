@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import type { Role } from '../core/index.js';
-import { compileShapeChecker, countedDocument, unknownTags, type ShapeChecker } from '../scanner/index.js';
+import { compileShapeChecker, countedDocument, documentJS, unknownTags, type ShapeChecker } from '../scanner/index.js';
 import { ConfigError, type GatewayConfig } from './gateway-config.js';
 import type { McpServerEntry } from './mcp-servers-config.js';
 import { CONFIG_SCHEMA_URL } from './package-root.js';
 import type { WrittenSandbox } from './sandbox-config.js';
-import { documentJS } from '../scanner/document-js.js';
 
 /** The config as written in YAML (snake_case), after schema validation. */
 export interface ConfigFile {
