@@ -1,6 +1,6 @@
 import type { Diagnostic, JsonSchema, ToolDefinition } from '../core/index.js';
 import type { ParamsValidator } from '../matcher/index.js';
-import { countedDocument, normaliseParamsSchema, withDuplicateKeys } from '../scanner/index.js';
+import { countedDocument, documentJS, normaliseParamsSchema, withDuplicateKeys } from '../scanner/index.js';
 import type { SchemaPlace } from './params-schema-checks.js';
 
 // A parameter's `default` is what every call that leaves it out is checked with (ajv's useDefaults), so a default its
@@ -54,7 +54,7 @@ export function brokenToolDefaults(path: string, text: string, validator: Params
     const { document } = counted;
     withDuplicateKeys(document);
     if (document.errors.length > 0) return [];
-    written = document.toJS();
+    written = documentJS(document);
   } catch {
     return [];
   }

@@ -1,6 +1,6 @@
 import { nearWord, schemaGraph, type Diagnostic, type JsonSchema, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { createParamsValidator, PARAMS_FORMATS, type ParamsValidator } from '../matcher/index.js';
-import { countedDocument, type Position } from '../scanner/index.js';
+import { countedDocument, documentJS, type Position } from '../scanner/index.js';
 import { brokenToolDefaults, defaultsOutsideSchema } from './default-checks.js';
 
 // The scan checks a params schema against JSON Schema's meta-schema, but does not compile it: ajv's compile costs
@@ -85,7 +85,7 @@ function locator(text: string): SchemaPlace | undefined {
     const counted = countedDocument(text, { uniqueKeys: false });
     if ('refused' in counted) return undefined;
     const { document, locator: positions } = counted;
-    const shorthand = (document.toJS() as { params_schema?: JsonSchema } | null)?.params_schema?.type !== 'object';
+    const shorthand = (documentJS(document) as { params_schema?: JsonSchema } | null)?.params_schema?.type !== 'object';
     return (path, key = false) => {
       const written = shorthand && path[0] === 'properties' ? path.slice(1) : path;
       return positions.locate(['params_schema', ...written], key);

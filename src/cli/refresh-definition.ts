@@ -3,7 +3,7 @@ import { lstat, open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { isMap, isScalar, parseDocument, type Document, type Scalar, type YAMLMap } from 'yaml';
-import { countedDocument } from '../scanner/index.js';
+import { countedDocument, documentJS } from '../scanner/index.js';
 import { documentText, yamlText } from './mcp-drafts.js';
 
 // the existing file is read as it always was here, with yaml's own defaults (a key twice is an error, tags resolved)
@@ -40,7 +40,7 @@ export async function refreshOver(out: string, name: string, draft: string): Pro
   if ('refused' in counted) return { ok: true, text: draft };
   const reviewed = counted.document;
   if (reviewed.errors.length || !isMap(reviewed.contents)) return { ok: true, text: draft };
-  const [before, server] = [reviewed.toJS() as Record<string, unknown>, parseDocument(draft).toJS() as Record<string, unknown>];
+  const [before, server] = [documentJS(reviewed) as Record<string, unknown>, parseDocument(draft).toJS() as Record<string, unknown>];
   const changed = SERVER_FIELDS.filter((field) => !isDeepStrictEqual(before[field], server[field]));
   const at = (value: Record<string, unknown>, [block, key]: readonly [string, string]): unknown => (value[block] as Record<string, unknown> | undefined)?.[key];
   const kept = REVIEWED_DECISIONS.filter((path) => at(before, path) !== at(server, path)).map(
@@ -69,7 +69,7 @@ function spliced(existing: string, reviewed: Document, changed: readonly string[
   let text = existing;
   for (const edit of edits.sort((a, b) => b.from - a.from)) text = text.slice(0, edit.from) + edit.text + text.slice(edit.to);
   const readBack = parseDocument(text);
-  const right = readBack.errors.length === 0 && changed.every((field) => isDeepStrictEqual((readBack.toJS() as Record<string, unknown>)[field], server[field]));
+  const right = readBack.errors.length === 0 && changed.every((field) => isDeepStrictEqual((documentJS(readBack) as Record<string, unknown>)[field], server[field]));
   if (right) return text;
   for (const field of changed) {
     if (field in server) reviewed.set(field, server[field]);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Role } from '../core/index.js';
-import { compileShapeChecker, countedDocument, unknownTags, type ShapeChecker } from '../scanner/index.js';
+import { compileShapeChecker, countedDocument, documentJS, unknownTags, type ShapeChecker } from '../scanner/index.js';
 import { ConfigError, type GatewayConfig } from './gateway-config.js';
 import type { McpServerEntry } from './mcp-servers-config.js';
 import { CONFIG_SCHEMA_URL } from './package-root.js';
@@ -79,7 +79,7 @@ export function readConfigFile(path: string): ConfigFile {
   }
   let value: unknown;
   try {
-    value = document.toJS({ maxAliasCount: 100 }) ?? {};
+    value = documentJS(document) ?? {};
   } catch {
     throw new ConfigError(path, 'its YAML aliases expand too far; write the values out');
   }

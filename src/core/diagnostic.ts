@@ -110,7 +110,9 @@ export type DiagnosticCode =
   | 'FOLDED_LIST_ITEM'
   | 'SELECTOR_INSTRUCTION'
   /** an intent over 1,000 characters or a display over 200: every listing and answer shows it (a warning; past 8,000 and 1,000 an error, review Z8, Z8-2) */
-  | 'LONG_TEXT';
+  | 'LONG_TEXT'
+  /** no word in Latin letters in intent, display, aliases and examples: an English request finds the tool by its name alone (a warning; review userZ10, U10-11) */
+  | 'NO_LATIN_TEXT';
 
 /** `file:line:col: severity: message`, the format editors and pre-commit hooks understand. */
 export function formatDiagnostic(diagnostic: Diagnostic): string {

@@ -92,3 +92,4 @@ export { FORGEJO_METHOD_NAMES, FORGEJO_METHOD_PARAMETERS, GATEKEEPER_METHOD_NAME
 export { schemaGraph, type SchemaGraphNode } from './schema-graph.js';
 export { aliasKey, MOST_REMOVED, removedAlias, removedToolWords, removedTools, removedWhen, type RemovedTool, type RemovedTools } from './removed-tools.js';
 export { compressSchema, firstSentence, schemaBytes, SCHEMA_BUDGET_BYTES } from './compress-schema.js';
+export { shellWord } from './shell-word.js';

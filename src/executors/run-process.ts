@@ -203,7 +203,7 @@ function toResult(ending: Ending): ExecutionResult {
   return {
     ok: code === null,
     output: out.text,
-    error: code === null ? null : describeFailure(code, ending, err.text),
+    error: code === null ? null : withNote(describeFailure(code, ending, err.text), outcome.note),
     stderr: err.text,
     code,
     exit_code: outcome.exitCode,
@@ -234,6 +234,12 @@ function classify({ stopped, outcome, okExitCodes }: Ending): ErrorCode | null {
   if (outcome.signal !== null) return 'KILLED_BY_SIGNAL';
   if (outcome.exitCode !== 0 && !(outcome.exitCode !== null && okExitCodes?.includes(outcome.exitCode))) return 'NONZERO_EXIT';
   return null;
+}
+
+// the gateway's line after the run's own words, which it never replaces (the receipt's `stderr` stays the tool's alone)
+function withNote(error: string, note: string | undefined): string {
+  if (note === undefined) return error;
+  return `${error}${error === '' || error.endsWith('\n') ? '' : '\n'}${note}`;
 }
 
 // A non-zero exit is reported by its own stderr, untouched; a stop or a limit says why first, then the stderr.

@@ -50,16 +50,18 @@ export const NOTHING_MATCHES = 0.3;
  * Whether the first tool's match is strong enough for `confidence: "high"` (README: `low` when the candidates match only
  * part of the request; userZ7 F6, issue #11): not when the tool has none of the request's content but its values (the
  * notes tool for `tally the rows of notes.txt`, by the file's name), nor when it has one word of a request of two or
- * more and less than half of its content by rarity (`delete the temp folder` → a list tool on *folder*, `send an email
- * to bob` → a Slack tool on *send*). Chosen on BFCL's even half (`bench/match/high-evidence.ts`, bench/HISTORY.md): a
- * cut on the covered share alone lowered more right answers than wrong ones at every level that reached F6's requests.
+ * more and at most half of its content by rarity (`delete the temp folder` → a list tool on *folder*, `send an email
+ * to bob` → a Slack tool on *send*; `commit crimes` → git-ops, half, as a word no tool has weighs as one a single tool
+ * has: review userZ10, U10-7). Content leaves out what says when (`QueryWord.when`): *weather … tomorrow* is whole. Chosen
+ * on BFCL's even half (`bench/match/high-evidence.ts`, bench/HISTORY.md): a cut on the covered share alone lowered more
+ * right answers than wrong ones at every level that reached F6's requests.
  */
 export function strongMatch(features: Pick<ToolFeatures, 'contentCoverage' | 'matchedWords' | 'queryWords'>): boolean {
   if (features.contentCoverage <= 0) return false;
-  return !(features.matchedWords <= 1 && features.queryWords >= 2 && features.contentCoverage < ONE_WORD_SHARE);
+  return !(features.matchedWords <= 1 && features.queryWords >= 2 && features.contentCoverage <= ONE_WORD_SHARE);
 }
 
-/** The share of a request's content below which a tool having one of its words does not answer it confidently. */
+/** The share of a request's content up to which a tool having one of its words does not answer it confidently. */
 export const ONE_WORD_SHARE = 0.5;
 
 const NOTHING: Record<DecisionFeature, number> = Object.fromEntries(

@@ -94,7 +94,9 @@ export function measureRecord(
   let evidence = 0;
   for (const word of words) {
     total += word.weight;
-    if (!word.value) contentTotal += word.weight;
+    // what the request asks for: not the values it gives, nor when it asks it for
+    const asked = !word.value && !word.when;
+    if (asked) contentTotal += word.weight;
     // a word found whole, the common case, is read without the object `wordMatch` makes: garbage on every request,
     // as the first pass after a start runs this code before the compiler can leave the object out (issue #18)
     let share = 1;
@@ -109,7 +111,7 @@ export function measureRecord(
     covered += weight;
     // a lone Chinese or Japanese character says little on its own (as for evidence): 查 of 查一下汇率 is not a quarter of
     // the request's content, let alone half
-    if (!word.value) content += SINGLE_IDEOGRAPH.test(word.word) ? weight * 0.25 : weight;
+    if (asked) content += SINGLE_IDEOGRAPH.test(word.word) ? weight * 0.25 : weight;
     if (mask & NAMING_FIELDS) named += weight;
     if (mask & DESCRIBING_FIELDS) described += weight;
     if (mask & PARAM_FIELDS) parameters += weight;

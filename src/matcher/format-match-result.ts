@@ -1,5 +1,6 @@
 import type { BrokenMatch, MatchResult } from '../core/index.js';
 import { compactSchema } from './compact-schema.js';
+import { paramsSkeleton } from './params-skeleton.js';
 import { RELATED_WORDS } from './thesaurus.js';
 
 /** A match result as plain text for people (what `hldp match` prints without `--json`). */
@@ -29,7 +30,7 @@ export function formatMatchResult(result: MatchResult): string {
     lines.push(`   params: ${compactSchema(candidate.params_schema)}${candidate.schema_shrunk ? ' (shrunk to list it; a call is checked against the whole)' : ''}`);
     if (candidate.matched.length > 0) lines.push(`   matched: ${candidate.matched.join('; ')}`);
   });
-  lines.push(`call one with: hldp call ${result.candidates[0]!.name} --params '{...}'`);
+  lines.push(`call one with: hldp call ${result.candidates[0]!.name} --params ${paramsSkeleton(result.candidates[0]!.params_schema)}`);
   lines.push(...brokenLines(result.broken));
   return lines.join('\n');
 }

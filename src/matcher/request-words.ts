@@ -6,6 +6,7 @@ import { relativesOf } from './relatives.js';
 import { thesaurusGlosses } from './thesaurus.js';
 import { inverseDocumentFrequency, type SearchIndex } from './search-index.js';
 import { valueWords } from './value-words.js';
+import { whenWords } from './relative-dates.js';
 
 /** A request's content word, with its terms and its weight (rarity in the index, less for a value). */
 export interface QueryWord {
@@ -14,6 +15,11 @@ export interface QueryWord {
   weight: number;
   /** whether the request gives it as a value (quoted, a name, a code) rather than saying what it wants */
   value: boolean;
+  /**
+   * whether it says when (*tomorrow*, 下周, завтра: `relativeDates`): the request's value as a date it writes is, not part
+   * of what it asks for when the confidence weighs how much of that the first tool has (`contentCoverage`)
+   */
+  when: boolean;
   /** a Chinese word's English senses (see `glossesOf`): what it can match in tools described in English */
   glosses: Glosses;
   /**
@@ -45,6 +51,7 @@ const MAX_QUERY_CHARACTERS = 4096;
 export function readRequest(index: SearchIndex, text: string, valueWeight: number, thesaurus = false): RequestTerms {
   const request = text.slice(0, MAX_QUERY_CHARACTERS);
   const values = valueWords(request);
+  const when = whenWords(request);
   const words: QueryWord[] = [];
   const terms = new Set<string>();
   const pairs = new Set<string>();
@@ -69,7 +76,7 @@ export function readRequest(index: SearchIndex, text: string, valueWeight: numbe
     const weight = inverseDocumentFrequency(index, first) * (value ? valueWeight : 1);
     // a translation is searched and covers the word, but it is not the request naming the tool: its
     // senses stay out of the terms that name and intent shares, and so the confidence, compare
-    words.push({ word, terms: wordTerms, weight, value, glosses, relatives: value ? NO_RELATIVES : relativesOf(index, first) });
+    words.push({ word, terms: wordTerms, weight, value, when: when.has(word), glosses, relatives: value ? NO_RELATIVES : relativesOf(index, first) });
   }
   const share = (test: (word: QueryWord) => boolean): number =>
     words.length === 0 ? 0 : words.filter(test).length / words.length;

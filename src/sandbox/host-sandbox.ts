@@ -14,6 +14,7 @@ import { passedBinds } from './bind-descriptors.js';
 import { closePassed } from './passed-descriptors.js';
 import type { FileAccess, Launch, LaunchEnding, LaunchOutcome, LaunchPlan, LaunchRequest, Sandbox, SandboxStatus } from './sandbox.js';
 import { describeStatus } from './sandbox-status.js';
+import { noteHiddenPrograms, runView } from './hidden-program.js';
 import { environmentProblem } from './tool-environment.js';
 import { warmLaunch } from './warm-plan.js';
 import { exportable } from './warm-script.js';
@@ -162,6 +163,11 @@ export class HostSandbox implements Sandbox, LaunchHost {
       const sandboxed = sandboxGuards(policy, workspace, guarded, bubblewrap, reads);
       if (!sandboxed.ok) return sandboxed.refusal;
       guarded = sandboxed.guarded;
+      this.giveWorkspace(workspace, refusal);
+      const started = this.start(request, policy, guarded);
+      // a program it cannot find in a folder it does not see (a shim's home, review userZ10, U10-5): said in its error
+      if (started.ok) noteHiddenPrograms(started.plan, () => runView(request, policy, workspace, guarded, bubblewrap.system, this.resolver, reads()));
+      return started;
     }
     this.giveWorkspace(workspace, refusal);
     return this.start(request, policy, guarded);

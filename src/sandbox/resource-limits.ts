@@ -1,5 +1,5 @@
 import { hostProgram } from './bubblewrap.js';
-import { formatByteSize, type ResourceLimitName, type ResourceLimits } from '../core/index.js';
+import { formatByteSize, shellWord, type ResourceLimitName, type ResourceLimits } from '../core/index.js';
 
 /** `prlimit` arguments that set the limits for the tool it then runs (soft = hard, but CPU: SIGXCPU at the limit, SIGKILL a second later). */
 export function prlimitArguments(limits: ResourceLimits, processes: boolean): string[] {
@@ -17,10 +17,7 @@ export function prlimitArguments(limits: ResourceLimits, processes: boolean): st
 /** The status and the line a limits prelude fails with: the tool never ran. */
 export const PRELUDE_FAILURE = { status: 125, line: 'hldp-sandbox: the limits of this run could not be set' };
 
-/** One word for the shell, whatever it holds (a NUL never gets here): single quotes, each `'` as `'\''`. */
-export function shellWord(text: string): string {
-  return `'${text.replaceAll("'", "'\\''")}'`;
-}
+export { shellWord };
 
 /** Statements run as one: if any fails, the shell says so on stderr and the run stops with the prelude's status. */
 function allOrStop(statements: string[]): string {

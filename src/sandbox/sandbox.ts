@@ -109,6 +109,8 @@ export interface LaunchOutcome {
   resourceLimit?: { name: ResourceLimitName; message: string };
   /** the launcher's own line (with the run's secret) that said the tool never started: not the tool's stderr, so not kept nor counted */
   launcherLine?: string;
+  /** one line the gateway adds to the run's error, after its own words (a program the sandbox does not show: hidden-program.ts) */
+  note?: string;
 }
 
 /** A launch, or why this request may not run. */

@@ -1,5 +1,6 @@
 import type { SchemaProblem } from './shape-checker.js';
 import { countedDocument } from './counted-document.js';
+import { documentJS } from './document-js.js';
 
 /**
  * Shape problems told with the fix an author needs (review userZ7, F5, F13, F16): `created` missing is told its format
@@ -70,7 +71,7 @@ function readsAsItself(word: string): boolean {
     // a word of a definition's line may be thousands of brackets: counted before yaml builds it, as the line's file was
     const counted = countedDocument(`[${word}]`, { logLevel: 'error' });
     if ('refused' in counted || counted.document.errors.length > 0) return false;
-    const read: unknown = counted.document.toJS();
+    const read: unknown = documentJS(counted.document);
     return Array.isArray(read) && read.length === 1 && read[0] === word;
   } catch {
     return false;

@@ -3,7 +3,7 @@ import { YamlLocator } from './yaml-locator.js';
 import { yamlModule } from './yaml-module.js';
 import { YAML_OPTIONS } from './yaml-syntax-message.js';
 import { MAX_LEXED_ERRORS } from './lexed-errors.js';
-import { lexedPast, MAX_DEFINITION_ALIASES, MAX_DEFINITION_DEPTH, MAX_DEFINITION_NODES, PRECHECKED_DEPTH, type LexedPast } from './yaml-nesting.js';
+import { lexedPast, MAX_DEFINITION_ALIASES, MAX_DEFINITION_DEPTH, MAX_DEFINITION_DIRECTIVES, MAX_DEFINITION_NODES, PRECHECKED_DEPTH, type LexedPast } from './yaml-nesting.js';
 
 /** Why a text nested too deep for `yaml` to be let build it. */
 export const NESTED_TOO_DEEP = `YAML nested more than ${MAX_DEFINITION_DEPTH} levels deep; flatten it`;
@@ -15,7 +15,10 @@ export const TOO_MANY_VALUES = `YAML holds more than ${MAX_DEFINITION_NODES} val
 export const TOO_MANY_ALIASES = `YAML uses more than ${MAX_DEFINITION_ALIASES} aliases (*name); write the values out, or use fewer anchors`;
 
 /** Why a text was refused for what `yaml` could read only as errors (each costs it a node and an error: review Z20-9). */
-export const TOO_MANY_ERRORS = `YAML holds more than ${MAX_LEXED_ERRORS} lines or marks that are no key, value or entry (a key without ':', a stray ']' or '}', a second node, anchor or tag), the first at this line; fix them`;
+export const TOO_MANY_ERRORS = `YAML holds more than ${MAX_LEXED_ERRORS} lines or marks that are no key, value or entry (a key without ':', a stray ']' or '}', a second node, anchor or tag, an empty entry or a second ':' in [ ] or { }), the first at this line; fix them`;
+
+/** Why a text was refused for its directive lines (each a warning of `yaml`'s: review Z21-2). */
+export const TOO_MANY_DIRECTIVES = `YAML holds more than ${MAX_DEFINITION_DIRECTIVES} directive lines (%YAML, %TAG, ...); a definition needs one or two: remove the rest`;
 
 /** A text `yaml` was let build: its document, the line counter it was read with, and a locator over both. */
 export interface CountedDocument {
@@ -41,7 +44,7 @@ type YamlOptions = ParseOptions & DocumentOptions & SchemaOptions;
  */
 export function countedDocument(text: string, options: YamlOptions = {}): CountedDocument | { refused: RefusedText } {
   const past = lexedPast(text, PRECHECKED_DEPTH, MAX_DEFINITION_NODES);
-  if (past !== undefined) return { refused: { ...past, message: { depth: NESTED_TOO_DEEP, values: TOO_MANY_VALUES, aliases: TOO_MANY_ALIASES, errors: TOO_MANY_ERRORS }[past.past] } };
+  if (past !== undefined) return { refused: { ...past, message: { depth: NESTED_TOO_DEEP, values: TOO_MANY_VALUES, aliases: TOO_MANY_ALIASES, errors: TOO_MANY_ERRORS, directives: TOO_MANY_DIRECTIVES }[past.past] } };
   const { LineCounter, parseDocument } = yamlModule();
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { ...YAML_OPTIONS, ...options, lineCounter }) as Document;

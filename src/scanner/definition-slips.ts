@@ -5,6 +5,7 @@ import type { SchemaProblem } from './shape-checker.js';
 import { unusedTemplates } from './unused-templates.js';
 import { booleanArguments } from './boolean-arguments.js';
 import { longTexts, selectorInstructions } from './selector-text.js';
+import { noLatinText } from './latin-words.js';
 
 /** A problem of a definition past its shape, with its code and severity. */
 export interface CodedProblem {
@@ -19,7 +20,8 @@ export interface CodedProblem {
  * review userZ3, MEDIUM 3), an `output_schema`
  * that is not JSON Schema (a warning: it is a reference, never checked against the output, and must not take a working
  * tool out of service; review userZ2, U1/U10), an intent or display instructing whoever chooses tools (a warning; review Z8, Z8-1), or longer than a listing
- * should show (a warning; review Z8, Z8-2).
+ * should show (a warning; review Z8, Z8-2), or with no word in Latin letters for an English request to find (a warning;
+ * review userZ10, U10-11).
  */
 export function definitionSlips(value: Record<string, unknown>, paramsSchema: JsonSchema | undefined): CodedProblem[] {
   const found: CodedProblem[] = httpMethodWarnings(value).map((problem) => ({ code: 'UNKNOWN_METHOD', severity: 'warning', problem }));
@@ -27,6 +29,7 @@ export function definitionSlips(value: Record<string, unknown>, paramsSchema: Js
   if (paramsSchema) for (const problem of booleanArguments(value, paramsSchema)) found.push({ code: 'BOOLEAN_AS_ARGUMENT', severity: 'warning', problem });
   for (const problem of selectorInstructions(value)) found.push({ code: 'SELECTOR_INSTRUCTION', severity: 'warning', problem });
   for (const problem of longTexts(value)) found.push({ code: 'LONG_TEXT', severity: 'warning', problem });
+  for (const problem of noLatinText(value)) found.push({ code: 'NO_LATIN_TEXT', severity: 'warning', problem });
   const output = value.output_schema;
   if (typeof output === 'object' && output !== null && !Array.isArray(output)) {
     for (const problem of jsonSchemaProblems(output as Record<string, unknown>, 'output_schema')) found.push({ code: 'INVALID_OUTPUT_SCHEMA', severity: 'warning', problem });

@@ -19,6 +19,7 @@ export { FRONT_MATTER } from './parse-skill.js';
 export { yamlModule } from './yaml-module.js';
 export { lexedPast } from './yaml-nesting.js';
 export { countedDocument } from './counted-document.js';
+export { documentJS } from './document-js.js';
 export { unknownTags, withDuplicateKeys, YAML_OPTIONS } from './yaml-syntax-message.js';
 export { validateDefinitionFiles } from './validate-files.js';
 export { nearest, unknownSkillToolset } from './check-members.js';

@@ -93,6 +93,14 @@ export class LexedErrors {
     this.error(line);
   }
 
+  /**
+   * A mark in a flow collection that `yaml` can read only as an error (review Z21, Z21-3): an empty entry (`[,`,
+   * `a,,`), a second node, anchor or tag, `:` or `?` of one entry — none in a key `?` began, as above.
+   */
+  flowError(line: number): void {
+    this.error(line);
+  }
+
   /** The end of a line in block context (a newline token, or the text's end). */
   lineEnd(line: number): void {
     this.openKey ??= this.keyLine;

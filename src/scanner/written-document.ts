@@ -1,5 +1,6 @@
 import { countedDocument } from './counted-document.js';
 import type { YamlLocator } from './yaml-locator.js';
+import { documentJS } from './document-js.js';
 
 /**
  * A refused definition's text read for what it declares, so that checks needing only a field or two (its target, its
@@ -16,7 +17,7 @@ export function writtenDocument(text: string): { value: Record<string, unknown>;
   if (document.errors.length > 0) return undefined;
   let value: unknown;
   try {
-    value = document.toJS({ maxAliasCount: 100 });
+    value = documentJS(document);
   } catch {
     return undefined;
   }

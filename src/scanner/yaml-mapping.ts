@@ -10,6 +10,7 @@ import { firstBadByte } from './utf8-position.js';
 import { foldedListItems } from './folded-list-items.js';
 import { lexedPast, MAX_DEFINITION_DEPTH, MAX_DEFINITION_NODES } from './yaml-nesting.js';
 import { countedDocument, NESTED_TOO_DEEP, TOO_MANY_VALUES } from './counted-document.js';
+import { documentJS } from './document-js.js';
 
 /** A definition larger than this is refused unread, unless the configuration allows more: no tool needs 1 MiB of YAML. */
 export const MAX_DEFINITION_BYTES = 1024 * 1024;
@@ -26,9 +27,6 @@ export const EXPANDED_BYTES_PER_FILE_BYTE = 4;
 
 // the first few say what is wrong; thousands (one per bracket of runaway nesting) would only cost memory
 const MAX_SYNTAX_ERRORS = 10;
-
-// an anchor may be used this many times (times the aliases it holds itself): past it, yaml stops with a ReferenceError
-const MAX_ALIAS_COUNT = 100;
 
 /** How one definition is parsed. */
 export interface ParseOptions {
@@ -147,7 +145,7 @@ export function readYamlMappingPositioned(file: DefinitionFile, text: string, la
   if (tags.length) return { ok: false, diagnostics: tags.slice(0, MAX_SYNTAX_ERRORS).map(({ offset, message }) => ({ file: file.path, ...locator.at(offset), severity: 'error', code: 'YAML_SYNTAX', message })) };
   let value: unknown;
   try {
-    value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    value = documentJS(document);
   } catch (error) {
     if (!(error instanceof ReferenceError) && !(error instanceof RangeError)) throw error;
     const message = error instanceof ReferenceError ? 'YAML aliases expand too far (an alias bomb); use each anchor a few times at most, or write the values out' : tooDeep;

@@ -31,19 +31,32 @@ export const MAX_DEFINITION_NODES = 100_000;
 export const MAX_DEFINITION_ALIASES = 256;
 
 /**
+ * How many directive lines (`%YAML 1.2`, `%TAG ! tag:x,2026:`) a text may hold before `yaml` is asked to build it
+ * (review Z21, Z21-2): a definition needs one or two; `yaml` keeps a warning for each it does not know, and 1 MiB of
+ * `%X` lines cost `hldp validate` 20 s and 1.1 GB.
+ */
+export const MAX_DEFINITION_DIRECTIVES = 100;
+
+/**
  * What a text goes past before `yaml` builds it, and the line where it does: for `errors`, the line of the first of
  * them (the one to fix first).
  */
 export interface LexedPast {
   line: number;
-  past: 'depth' | 'values' | 'aliases' | 'errors';
+  past: 'depth' | 'values' | 'aliases' | 'errors' | 'directives';
 }
 
-// a flow collection being read: whether an entry of it has begun since its last comma, and that entry is a pair
+// a flow collection being read: whether an entry of it has begun since its last comma, and that entry is a pair; and
+// since the last comma, `?` or `:`, whether a node was written (`complete`) and which properties wait for their node
 interface FlowLevel {
   seq: boolean;
   entry: boolean;
   pair: boolean;
+  complete: boolean;
+  colon: boolean;
+  question: boolean;
+  anchor: boolean;
+  tag: boolean;
 }
 
 /**
@@ -84,8 +97,8 @@ export function lexedValues(text: string): number {
  * there, which `yaml` does not build again (an alias is its anchor's value, and each anchor is bounded to 100 uses);
  * a collection written as a key counts its values too, which `yaml` builds before it writes the key as text.
  */
-export function lexedPast(text: string, depth = PRECHECKED_DEPTH, values = MAX_DEFINITION_NODES, aliases = MAX_DEFINITION_ALIASES, errors = MAX_LEXED_ERRORS): LexedPast | undefined {
-  const { line, past } = lex(text, depth, values, aliases, errors);
+export function lexedPast(text: string, depth = PRECHECKED_DEPTH, values = MAX_DEFINITION_NODES, aliases = MAX_DEFINITION_ALIASES, errors = MAX_LEXED_ERRORS, directives = MAX_DEFINITION_DIRECTIVES): LexedPast | undefined {
+  const { line, past } = lex(text, depth, values, aliases, errors, directives);
   return past === undefined ? undefined : { line, past };
 }
 
@@ -103,7 +116,7 @@ export function lexedErrors(text: string): { errors: number; first: number } {
 
 type Lexed = { line: number; past?: LexedPast['past']; values: number; aliases: number; nodes: number; errors: number; first: number };
 
-function lex(text: string, limit: number, maxValues: number, maxAliases = Infinity, maxErrors = Infinity): Lexed {
+function lex(text: string, limit: number, maxValues: number, maxAliases = Infinity, maxErrors = Infinity, maxDirectives = Infinity): Lexed {
   const { CST, Lexer } = yamlModule();
   // each with whether its last pair was begun with `?` and its `:` may yet come, at the start of a line
   const open: Array<{ column: number; kind: Kind; explicit?: boolean }> = [];
@@ -121,6 +134,7 @@ function lex(text: string, limit: number, maxValues: number, maxAliases = Infini
   // the count above sees, and cost `yaml` a node and an error each — 53 s and 800 MB)
   let aliases = 0;
   let nodes = 0;
+  let directives = 0;
   // whether the line's first token (after its indentation) is yet to come, in block context
   let lineFirst = true;
   // whether this token is a block scalar's text (its header came last), which begins its line with its indentation
@@ -157,6 +171,26 @@ function lex(text: string, limit: number, maxValues: number, maxAliases = Infini
     values += 1;
   };
 
+  // in a flow collection (review Z21, Z21-3), what yaml can read only as an error: a second node in one entry or key
+  // (`["a" "b"]`), a second anchor or tag of one node (`[&a &b x]`), a second `:` or `?` in one entry (`[: : :]`)
+  const flowNode = (): void => {
+    const level = flows.at(-1)!;
+    if (level.complete) errors.flowError(line);
+    level.complete = true;
+    level.anchor = level.tag = false;
+  };
+  const flowProperty = (kind: 'anchor' | 'tag'): void => {
+    const level = flows.at(-1)!;
+    if (level[kind]) errors.flowError(line);
+    level[kind] = true;
+  };
+  const flowIndicator = (kind: 'colon' | 'question'): void => {
+    const level = flows.at(-1)!;
+    if (level[kind] || (kind === 'question' && level.colon)) errors.flowError(line);
+    level[kind] = true;
+    level.complete = level.anchor = level.tag = false;
+  };
+
   for (const token of new Lexer().lex(text)) {
     if (ZERO_WIDTH.has(token)) {
       if (token === '\x1f') scalarNext = true;
@@ -187,8 +221,9 @@ function lex(text: string, limit: number, maxValues: number, maxAliases = Infini
       case 'flow-seq-start':
         nodeColumn ??= column;
         if (block) errors.node(line);
+        else flowNode();
         flowEntry();
-        flows.push({ seq: type === 'flow-seq-start', entry: false, pair: false });
+        flows.push({ seq: type === 'flow-seq-start', entry: false, pair: false, complete: false, colon: false, question: false, anchor: false, tag: false });
         past = open.length + flows.length > limit;
         break;
       case 'flow-map-end':
@@ -198,13 +233,19 @@ function lex(text: string, limit: number, maxValues: number, maxAliases = Infini
         break;
       case 'comma': {
         const level = flows.at(-1);
-        if (level !== undefined) level.entry = level.pair = false;
+        if (level === undefined) break;
+        // an entry left empty (`[,`, `a,,`): an error of yaml's each (review Z21, Z21-3: 1 MiB of commas, 37 s and 2.7 GB)
+        if (!level.entry) errors.flowError(line);
+        Object.assign(level, { entry: false, pair: false, complete: false, colon: false, question: false, anchor: false, tag: false });
         break;
       }
       case 'seq-item-ind':
       case 'explicit-key-ind':
         if (flows.length > 0) {
-          if (type === 'explicit-key-ind') flowPair();
+          if (type === 'explicit-key-ind') {
+            flowIndicator('question');
+            flowPair();
+          }
           break;
         }
         values += 1;
@@ -216,6 +257,7 @@ function lex(text: string, limit: number, maxValues: number, maxAliases = Infini
         break;
       case 'map-value-ind':
         if (flows.length > 0) {
+          flowIndicator('colon');
           flowPair();
           break;
         }
@@ -246,12 +288,20 @@ function lex(text: string, limit: number, maxValues: number, maxAliases = Infini
       case 'doc-end':
         errors.document();
         break;
+      case 'directive-line':
+        // `%YAML`, `%TAG`: a definition needs a couple; yaml keeps a warning for each it does not know (review Z21, Z21-2)
+        directives += 1;
+        break;
       default:
         // a scalar's source, a quoted scalar, an alias, an anchor or a tag: a node (or a key's) begins here
         nodeColumn ??= column;
         flowEntry();
         if (type === 'alias') aliases += 1;
         if (type === 'scalar' || type === 'alias' || type === 'single-quoted-scalar' || type === 'double-quoted-scalar') nodes += 1;
+        if (flows.length > 0 && !blockText) {
+          if (type === 'anchor' || type === 'tag') flowProperty(type);
+          else if (type === 'scalar' || type === 'alias' || type === 'single-quoted-scalar' || type === 'double-quoted-scalar') flowNode();
+        }
         if (!block) break;
         if (type === 'anchor' || type === 'tag') errors.property(line, type === 'anchor');
         else if (type === 'scalar' || type === 'alias' || type === 'single-quoted-scalar' || type === 'double-quoted-scalar' || type === 'block-scalar-header') errors.node(line);
@@ -260,6 +310,7 @@ function lex(text: string, limit: number, maxValues: number, maxAliases = Infini
     if (values > maxValues || nodes > 2 * maxValues + 1) return result('values');
     if (aliases > maxAliases) return result('aliases');
     if (errors.count > maxErrors) return result('errors');
+    if (directives > maxDirectives) return result('directives');
     // a token may span lines (a newline, a multi-line or block scalar): its last line starts after its last newline
     const last = token.lastIndexOf('\n');
     if (last >= 0) {

@@ -7,7 +7,7 @@ const folder = testFolder('hldp-validate-ime-');
 
 const lines = (...text: string[]): string => `${text.join('\n')}\n`;
 const tool = (name: string, display: string, argv: string): string =>
-  lines(`name: ${name}`, display, 'intent: 显示一个词', 'method: echo', 'executor: shell', 'params_schema:', '  a: { type: string, required: true }', '  b: { type: string, required: true }', 'author: u', 'created: 2026-12-07', 'why: ime.', 'shell:', `  argv: ${argv}`);
+  lines(`name: ${name}`, display, 'intent: 显示一个词 (show a word)', 'method: echo', 'executor: shell', 'params_schema:', '  a: { type: string, required: true }', '  b: { type: string, required: true }', 'author: u', 'created: 2026-12-07', 'why: ime.', 'shell:', `  argv: ${argv}`);
 
 // review userZ10, U10-3: punctuation a Chinese input method types (full-width '：' '，', curly quotes) in YAML's own
 // structure got the parser's raw errors, six for one comma and none naming it; now one error per line, at the character

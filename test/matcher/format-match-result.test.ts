@@ -26,7 +26,7 @@ describe('formatMatchResult', () => {
           '   查看本地git仓库的提交记录',
           '   params: { op?: string }',
           '   matched: examples: 查看, 提交',
-          "call one with: hldp call git-ops --params '{...}'",
+          "call one with: hldp call git-ops --params '{}'",
         ].join('\n'),
       );
     });

@@ -209,7 +209,10 @@ describe('the values counted before yaml builds a definition (review Z18, Z18-3)
 // as the key `a`), so lines are drawn from what people write, and from what they get wrong.
 const LINES = ['a', 'a:', 'a: b', 'x y: z', 'k: v w', 'k: v # c', '- a', '-', '- - a', '- k: v', '- "a"', '- ? a', '- |', '- >', '- &a', '- !t', '- ]', '- [a]: b', '-1', '- -1',
   '? a', '?', '? "a"', '? [a]', '? {a: b}', '? |', '? &a', '? !t', '? - a', ':', ': b', ': |', ': &a', ': - b', '&a', '!t', '*a', '&a x', '&a k: v', '&a [x]', '&a &b x', '!t !u x', '!!str a',
-  '*a : b', '"k": v', "'k': v", '"q"', "'q'", '"a', 'b"', '"', "'", '[]', '{}', '[a,', 'b]', '[a, b', ']', '}', ']: v', ',', '@', '`a', '|', '>-', '|-', '#', '# c', '', '---', '...', '%YAML 1.2',
+  '*a : b', '"k": v', "'k': v",
+  // in flow collections (review Z21, Z21-3)
+  '[a,,b]', '[,]', '{,}', '[a, ]', '{a, b,}', '["a" "b"]', '[[] []]', '[*a *b]', '[&a &b x]', '[!t !u x]', '[&a !t x, !t &b y]', '[: : x]', '{? ? a}', '{? a : b}', '[? a : b]', '[a: b: c]',
+  '{"a":1}', '[a: , b]', '[&a , b]', '[a #c', ', b]', '%TAG ! tag:x,2026:', '"q"', "'q'", '"a', 'b"', '"', "'", '[]', '{}', '[a,', 'b]', '[a, b', ']', '}', ']: v', ',', '@', '`a', '|', '>-', '|-', '#', '# c', '', '---', '...', '%YAML 1.2',
   'k: "a" b', "k: 'a' b", 'k: [a] b', 'k: |', 'k: >', 'k: |2', 'k: &a', 'k: !t', 'k: *a', 'k: &a [x]', 'k: {a: b}', '[a]: b', '{a: 1}: 2', 'a: b: c', 'k:\t v', '\tb'];
 const lines = fc.array(fc.tuple(fc.integer({ min: 0, max: 6 }), fc.constantFrom(...LINES)), { maxLength: 10 });
 
@@ -242,6 +245,16 @@ describe('the lines and marks yaml can read only as errors, counted before it bu
       const read = readYamlMapping(FILE, text, 'TOOL.hdlp', 'name', { fastYaml });
       expect(read.ok ? [] : read.diagnostics.map(({ line, code, message }) => ({ line, code, message }))).toEqual([{ line: first, code: 'YAML_RESOURCE_LIMIT', message: expect.stringContaining('more than 100 lines or marks that are no key, value or entry') }]);
     }
+  });
+
+  it('refuse 200,000 empty entries of a flow list at its line, and 200 directive lines at the 101st (review Z21, Z21-2, Z21-3)', () => {
+    for (const [text, line, past] of [[`name: many\nexamples: [${','.repeat(200_000)}]\n`, 2, 'errors'], [`${'%X\n'.repeat(200)}---\nname: many\n`, 101, 'directives']] as const) {
+      expect(lexedPast(text)).toEqual({ line, past });
+      const read = readYamlMapping(FILE, text, 'TOOL.hdlp', 'name');
+      expect(read.ok ? [] : read.diagnostics.map(({ line, code }) => ({ line, code }))).toEqual([{ line, code: 'YAML_RESOURCE_LIMIT' }]);
+    }
+    // a definition needs a directive or two; each costs yaml only a warning
+    expect(lexedPast(`%YAML 1.2\n%TAG ! tag:x,2026:\n---\nname: many\n`)).toBeUndefined();
   });
 
   it('leave 100 of them to yaml, which reports its own errors', () => {
