@@ -42,6 +42,8 @@ export function startService(home: ServiceHome, args: string[], extraEnv: NodeJS
 export interface HeldProbe {
   /** HLDP_HOST_PATH and HLDP_SANDBOX for the service */
   env: NodeJS.ProcessEnv;
+  /** resolves once the probe runs the held bubblewrap: the service's first scan begins beside it */
+  probing(): Promise<void>;
   /** resolves once the probe runs the held bubblewrap, and the service's first scan is over (its store opened in `dataDir`) */
   reached(dataDir: string): Promise<void>;
   /** lets the probe go on: the bubblewrap fails (the sandbox is then off), and the start goes on */
@@ -64,6 +66,10 @@ export async function heldProbe(folder: string): Promise<HeldProbe> {
   await chmod(join(bin, 'bwrap'), 0o755);
   return {
     env: { HLDP_HOST_PATH: `${bin}:${process.env.PATH}`, HLDP_SANDBOX: 'auto' },
+    probing: async () => {
+      for (let i = 0; i < 1200 && !existsSync(probing); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (!existsSync(probing)) throw new Error('the start did not reach the held sandbox probe within a minute');
+    },
     reached: async (dataDir) => {
       const there = (): boolean => existsSync(probing) && existsSync(join(dataDir, 'receipts.db'));
       for (let i = 0; i < 1200 && !there(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
