@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { heldRemote } from '../helpers/held-remote.js';
 import { useServiceHome } from '../helpers/serve-process.js';
-import { heldProbe, startService } from '../helpers/starting-service.js';
+import { heldProbe, servesAgain, startService } from '../helpers/starting-service.js';
 
 const home = useServiceHome('info');
 
@@ -39,11 +39,7 @@ describe('hldp serve stopped while another process holds the clone lock', () => 
       expect(await holder.exitWithin(20_000), holder.stderr()).toEqual([143, null]);
       expect(locks(join(home.path, 'cache'))).toEqual([]);
       remote.answer();
-      const next = startService(home, args);
-      await next.said(serving);
-      next.child.kill('SIGTERM');
-      expect(await next.exit, next.stderr()).toEqual([0, null]);
-      expect(next.stderr()).toMatch(serving);
+      await servesAgain(home, args, serving);
     } finally {
       await remote.close();
     }

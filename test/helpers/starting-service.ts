@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { HLDP_BIN, track } from './run-cli.js';
 import type { ServiceHome } from './serve-process.js';
 
@@ -36,6 +37,15 @@ export function startService(home: ServiceHome, args: string[], extraEnv: NodeJS
     },
     exitWithin: (ms) => Promise.race([exit, new Promise<'still starting'>((resolve) => setTimeout(() => resolve('still starting'), ms).unref())]),
   };
+}
+
+/** A later start of `args` says `serving` and stops at SIGTERM, exit 0: nothing an earlier start left (a lock, a half-made clone) holds it. */
+export async function servesAgain(home: ServiceHome, args: string[], serving: RegExp): Promise<void> {
+  const next = startService(home, args);
+  await next.said(serving);
+  next.child.kill('SIGTERM');
+  expect(await next.exit, next.stderr()).toEqual([0, null]);
+  expect(next.stderr()).toMatch(serving);
 }
 
 /** A sandbox probe held at its bubblewrap: a service's start after its first scan, until the test lets it go. */
