@@ -1,4 +1,4 @@
-import type { Diagnostic, ToolIndex } from '../core/index.js';
+import { foldedKey, type Diagnostic, type ToolIndex } from '../core/index.js';
 import { FRONT_MATTER, MOST_ALIAS_CONFLICTS, unknownSkillToolset, writtenDocument, type DefinitionFile } from '../scanner/index.js';
 
 /**
@@ -10,7 +10,7 @@ import { FRONT_MATTER, MOST_ALIAS_CONFLICTS, unknownSkillToolset, writtenDocumen
 export function refusedToolAliasWarnings(files: readonly DefinitionFile[], index: Pick<ToolIndex, 'tools'>): Diagnostic[] {
   const served = new Set(index.tools.map((tool) => tool.source.path));
   const owners = new Map<string, string>();
-  for (const tool of index.tools) for (const name of [tool.name, ...tool.aliases]) if (!owners.has(name.toLowerCase())) owners.set(name.toLowerCase(), tool.name);
+  for (const tool of index.tools) for (const name of [tool.name, ...tool.aliases]) if (!owners.has(foldedKey(name))) owners.set(foldedKey(name), tool.name);
   const warnings: Diagnostic[] = [];
   for (const file of files) {
     if ((file.kind ?? 'tool') !== 'tool' || served.has(file.path)) continue;
@@ -21,7 +21,7 @@ export function refusedToolAliasWarnings(files: readonly DefinitionFile[], index
     const name = typeof value.name === 'string' ? value.name : file.folder;
     let conflicts = 0;
     aliases.forEach((alias, at) => {
-      const holder = typeof alias === 'string' && alias.toLowerCase() !== name.toLowerCase() ? owners.get(alias.toLowerCase()) : undefined;
+      const holder = typeof alias === 'string' && foldedKey(alias) !== name.toLowerCase() ? owners.get(foldedKey(alias)) : undefined;
       if (holder === undefined || ++conflicts > MOST_ALIAS_CONFLICTS) return;
       const { line, column } = locator.locate(['aliases', at]);
       warnings.push({ file: file.path, line, column, severity: 'warning', code: 'ALIAS_CONFLICT', message: `alias '${alias}' also names tool '${holder}'; once this file's errors are fixed, it is ignored for '${name}'` });

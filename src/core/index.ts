@@ -90,6 +90,6 @@ export { letGo, runLettingGo, runToEnd, SLICE_MS } from './letting-go.js';
 export { describeHidden, HIDDEN_CHARACTER_CLASS, hiddenCharacters, INVISIBLE_CHARACTERS, mapHidden, mayHoldHidden, revealHidden, visibleEscape, type HiddenCharacter } from './hidden-characters.js';
 export { FORGEJO_METHOD_NAMES, FORGEJO_METHOD_PARAMETERS, GATEKEEPER_METHOD_NAMES } from './executor-methods.js';
 export { schemaGraph, type SchemaGraphNode } from './schema-graph.js';
-export { aliasKey, MOST_REMOVED, removedAlias, removedToolWords, removedTools, removedWhen, type RemovedTool, type RemovedTools } from './removed-tools.js';
+export { aliasKey, foldedKey, MOST_REMOVED, removedAlias, removedToolWords, removedTools, removedWhen, type RemovedTool, type RemovedTools } from './removed-tools.js';
 export { compressSchema, firstSentence, schemaBytes, SCHEMA_BUDGET_BYTES } from './compress-schema.js';
 export { shellWord } from './shell-word.js';

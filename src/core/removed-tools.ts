@@ -87,6 +87,16 @@ export function aliasKey(alias: string): string {
   return alias.normalize('NFKC').trim().toLowerCase().replace(/\s+/g, ' ');
 }
 
+/**
+ * A name or alias as a call's name is resolved once neither matched as written, and as the scan compares claims on a
+ * name: the alias key with ё as е (review userZ10, U10-10). A tool's name (ASCII, no space) folds to its lower case.
+ * The scan's alias-conflict check compared aliases lower-cased only, so 'подсчёт слов' of one tool and 'подсчет слов'
+ * of another were both served, and a call of either spelling folded found a different tool than the other's author meant.
+ */
+export function foldedKey(name: string): string {
+  return aliasKey(name).replace(/ё/g, 'е');
+}
+
 /** What of a removed tool a caller is sent: when it went, and the last commit that served it. */
 export function removedWhen(removed: RemovedTool): { removed_at: string; served_at: string } {
   return { removed_at: removed.removed_at, served_at: removed.served_at };

@@ -1,4 +1,4 @@
-import { aliasKey, eachToolAliases, findTool, runToEnd, toolNameAt, toolsOf, type NearMiss, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { aliasKey, eachToolAliases, foldedKey, findTool, runToEnd, toolNameAt, toolsOf, type NearMiss, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { nearNames, type AliasesByPosition } from './near-names.js';
 import type { ParamProblem, ParamsValidator } from './validate-params.js';
 
@@ -56,17 +56,11 @@ export function* toolResolverSteps(index: ToolIndex): Generator<void, ToolResolv
   };
 }
 
-/**
- * A called name as names and aliases are compared when neither matched as written: the alias key (NFKC, letter case,
- * white space) with ё as е. Names were case-sensitive while aliases were not ('WC' ran word-count, 'Word-Count' was
- * TOOL_NOT_FOUND), and 'подсчет слов' missed the alias 'подсчёт слов' though Russian is mostly typed with е and the
- * matcher reads them alike (review userZ10, U10-10). Unambiguous: case twins and an alias that is another tool's name
- * in any case are refused at the scan, policies match names in any letter case, and a key two tools share names neither.
- */
-export function foldedKey(name: string): string {
-  return aliasKey(name).replace(/ё/g, 'е');
-}
-
+// A called name is compared, when neither matched as written, by `foldedKey` (NFKC, letter case, white space, ё as е).
+// Names were case-sensitive while aliases were not ('WC' ran word-count, 'Word-Count' was TOOL_NOT_FOUND), and
+// 'подсчет слов' missed the alias 'подсчёт слов' though Russian is mostly typed with е and the matcher reads them alike
+// (review userZ10, U10-10). Unambiguous: case twins, and an alias that folds to another tool's name or alias, are
+// refused at the scan by the same fold; policies match names in any letter case; a key two tools share names neither.
 // the tool an alias names, if one tool alone claims it; else the tool whose name or alias alone folds to it
 function byAlias(index: ToolIndex, table: AliasTable, name: string): ToolDefinition | undefined {
   const key = aliasKey(name);

@@ -1,4 +1,4 @@
-import { runLettingGo, runToEnd, type Diagnostic } from '../core/index.js';
+import { foldedKey, runLettingGo, runToEnd, type Diagnostic } from '../core/index.js';
 import type { DefinitionFile } from './parse-tool-definition.js';
 import { ScanStopped, type ToolEntry } from './sources/source.js';
 import type { Position } from './yaml-locator.js';
@@ -106,7 +106,7 @@ export function textOfFile(file: DefinitionFile): string {
 }
 
 /**
- * Whether a definition lists `alias` (in any letter case) among its `aliases`: how git history says since when a tool
+ * Whether a definition lists `alias` (folded: any letter case, ё as е) among its `aliases`: how git history says since when a tool
  * declared one. It is read as the scan reads a definition (the 1 MiB bound, UTF-8, the fast reader, the hostile-YAML
  * limits): one those refuse as too large or too costly is `unreadable`, not "does not declare it", so the walk fails
  * closed (a 12 MiB blob one commit back was parsed whole and took the process out of heap: review Z4, F1); one the
@@ -127,6 +127,6 @@ export function aliasDeclared(content: Uint8Array, alias: string): boolean | { u
     return limit ? { unreadable: limit.message } : false;
   }
   const aliases = mapping.value.aliases;
-  const wanted = alias.toLowerCase();
-  return Array.isArray(aliases) && aliases.some((value) => (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') && String(value).toLowerCase() === wanted);
+  const wanted = foldedKey(alias);
+  return Array.isArray(aliases) && aliases.some((value) => (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') && foldedKey(String(value)) === wanted);
 }

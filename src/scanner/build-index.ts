@@ -1,6 +1,6 @@
 import { placeAliasConflicts, placeAliasConflictsReading, textOfFile, type AliasToPlace } from './alias-positions.js';
 import { groupNamesTool } from './group-names.js';
-import { compareToolNames, ENTRY_LAYOUT, entryPath, type ContestedName, type Diagnostic, type EntryKind, type PolicyDefinition, type SkillDefinition, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
+import { compareToolNames, ENTRY_LAYOUT, entryPath, foldedKey, type ContestedName, type Diagnostic, type EntryKind, type PolicyDefinition, type SkillDefinition, type ToolDefinition, type ToolIndex, type ToolsetDefinition } from '../core/index.js';
 import { brokenTools, checkMembers } from './check-members.js';
 import { checkPolicies } from './check-policies.js';
 import { parsePolicy, type PolicyMember } from './parse-policy.js';
@@ -209,7 +209,7 @@ function* assemble<T extends ToolStub>(source: string, commit: string, entries: 
     tools[at] = tool;
     toolEntries[at] = entry;
   }
-  for (const tool of tools) for (const alias of tool.aliases) if (owners.has(alias.toLowerCase()) && closedNote(established.note?.('alias', alias.toLowerCase()))) closed.add(alias.toLowerCase());
+  for (const tool of tools) for (const alias of tool.aliases) if (owners.has(foldedKey(alias)) && closedNote(established.note?.('alias', foldedKey(alias)))) closed.add(foldedKey(alias));
   for (const key of closed) {
     const at = ownerAt.get(key);
     if (at === undefined || !owners.has(key)) continue;
@@ -315,7 +315,7 @@ function keepUniqueAliases<T extends ToolStub>(
     return true;
   };
   for (const alias of tool.aliases) {
-    const key = alias.toLowerCase();
+    const key = foldedKey(alias);
     if (closed.has(key)) {
       const warned = warn(`alias '${alias}' is also a tool's name, and git history cannot tell which is older: it is ignored for '${tool.name}', and no tool is served by that name`);
       // still contested: a deny rule or sessions.deny entry naming it keeps covering this tool
@@ -364,7 +364,7 @@ function holdersOf<T extends ToolStub>(tools: readonly T[], owners: Map<string, 
     // a tool whose name was taken back for an alias holds nothing
     if (someTaken && owners.get(tool.name.toLowerCase()) !== tool) continue;
     for (const alias of tool.aliases) {
-      const key = alias.toLowerCase();
+      const key = foldedKey(alias);
       const owner = owners.get(key);
       if (owner !== undefined) {
         if (owner !== tool) named.push({ key, tool });
@@ -380,7 +380,7 @@ function holdersOf<T extends ToolStub>(tools: readonly T[], owners: Map<string, 
 // the definitions claiming a name no claim keeps: the tools named so (each refused) and those declaring it as an alias
 function claimantsOf<T extends ToolStub>(key: string, tools: readonly T[], losers: ReadonlyArray<{ key: string; entry: { tool: T } }>): string[] {
   const named = losers.filter((loser) => loser.key === key).map((loser) => loser.entry.tool.source.path);
-  const declaring = tools.filter((tool) => tool.name.toLowerCase() !== key && tool.aliases.some((alias) => alias.toLowerCase() === key)).map((tool) => `${tool.source.path} (as an alias)`);
+  const declaring = tools.filter((tool) => tool.name.toLowerCase() !== key && tool.aliases.some((alias) => foldedKey(alias) === key)).map((tool) => `${tool.source.path} (as an alias)`);
   return [...new Set([...named, ...declaring])];
 }
 

@@ -1,4 +1,4 @@
-import { declaredTextAt, letGo, parseParamLists, type ToolIndex } from '../core/index.js';
+import { declaredTextAt, foldedKey, letGo, parseParamLists, type ToolIndex } from '../core/index.js';
 import { entryKind, type ScanEntry } from './build-index.js';
 import { summaryOf, type EntrySummary, type ToolSummary } from './entry-summary.js';
 import { patchIndex } from './patch-index.js';
@@ -178,11 +178,11 @@ async function summariesOf(from: CachedScanState, next: PatchedEntries, previous
     const tool = isStub[position] === 0 && 'tool' in summary ? summary.tool : null;
     if (!tool) return;
     fresh.add(tool.name.toLowerCase());
-    for (const alias of tool.aliases) fresh.add(alias.toLowerCase());
+    for (const alias of tool.aliases) fresh.add(foldedKey(alias));
   });
   for (const position of stubs) {
     const { tool } = summaries[position] as { tool: ToolSummary };
-    if (names.get(tool.name.toLowerCase())! > 1 || tool.aliases.some((alias) => fresh.has(alias.toLowerCase()))) summaries[position] = parsed(position);
+    if (names.get(tool.name.toLowerCase())! > 1 || tool.aliases.some((alias) => fresh.has(foldedKey(alias)))) summaries[position] = parsed(position);
   }
   return summaries;
 }

@@ -1,4 +1,4 @@
-import { eachToolAliases, entryPath, toolNameAt, toolsOf, type Diagnostic, type EntryKind, type ToolIndex } from '../core/index.js';
+import { eachToolAliases, entryPath, foldedKey, toolNameAt, toolsOf, type Diagnostic, type EntryKind, type ToolIndex } from '../core/index.js';
 
 /**
  * What the index served before this one says of who held a name or alias (lower-cased): the definition path of its
@@ -58,7 +58,7 @@ export function establishedIn(previous: ToolIndex | undefined): Established {
         aliases = new Map();
         let at = 0;
         for (const list of eachToolAliases(previous)) {
-          for (const alias of list) if (!aliases.has(alias.toLowerCase())) aliases.set(alias.toLowerCase(), at);
+          for (const alias of list) if (!aliases.has(foldedKey(alias))) aliases.set(foldedKey(alias), at);
           at++;
         }
       }

@@ -1,4 +1,4 @@
-import { ENTRY_LAYOUT, entryPath } from '../core/index.js';
+import { ENTRY_LAYOUT, entryPath, foldedKey } from '../core/index.js';
 import { aliasDeclared } from './alias-positions.js';
 import type { EntryOf, ToolStub } from './build-index.js';
 import { MAX_DEFINITION_BYTES } from './yaml-mapping.js';
@@ -112,7 +112,7 @@ function claimantsOf<T extends ToolStub>(entries: readonly EntryOf<T>[], toolKey
     const tool = entry.tool;
     const key = tool.name.toLowerCase();
     if (toolKeys.has(key)) add(tools, key, { path: tool.source.path, role: 'name', claim: { path: [toolsFolder, entry.folder] } });
-    for (const alias of new Set(tool.aliases.map((alias) => alias.toLowerCase()))) {
+    for (const alias of new Set(tool.aliases.map(foldedKey))) {
       if (!toolKeys.has(alias) || alias === key) continue;
       const holds = (content: Uint8Array): ReturnType<typeof aliasDeclared> => aliasDeclared(content, alias);
       add(tools, alias, { path: tool.source.path, role: 'alias', claim: { path: [toolsFolder, entry.folder, toolFile], holds, maxBytes: MAX_DEFINITION_BYTES } });

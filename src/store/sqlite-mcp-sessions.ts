@@ -25,6 +25,14 @@ export function principalOf(record: McpSessionCreate): string | null {
   return typeof principal === 'string' ? principal : null;
 }
 
+/**
+ * The principal's rows but the new one (`id`), most recently seen first: those past `keep - 1` go. Read through
+ * `mcp_sessions_by_principal` (schema step 18): its expression is the index's, written alike, or SQLite scans every
+ * session of every principal at each one opened (notes 56-57).
+ */
+export const SQLITE_MCP_SESSION_TRIM = `DELETE FROM mcp_sessions WHERE id IN (SELECT id FROM mcp_sessions WHERE json_extract(options, '$.principal') IS ? AND id <> ?
+  ORDER BY seen_ms DESC, rowid DESC LIMIT -1 OFFSET ?)`;
+
 /** MCP sessions in the `mcp_sessions` table. */
 export class SqliteMcpSessionStore implements McpSessionStore {
   readonly #now: () => number;
@@ -42,11 +50,7 @@ export class SqliteMcpSessionStore implements McpSessionStore {
     this.#delete = database.prepare('DELETE FROM mcp_sessions WHERE id = ?');
     this.#touch = database.prepare('UPDATE mcp_sessions SET seen_ms = ? WHERE id = ?');
     this.#purge = database.prepare('DELETE FROM mcp_sessions WHERE seen_ms < ?');
-    // the principal's rows but the new one, most recently seen first: those past `keep - 1` go
-    const trim = database.prepare<[string | null, string, number]>(
-      `DELETE FROM mcp_sessions WHERE id IN (SELECT id FROM mcp_sessions WHERE json_extract(options, '$.principal') IS ? AND id <> ?
-       ORDER BY seen_ms DESC, rowid DESC LIMIT -1 OFFSET ?)`,
-    );
+    const trim = database.prepare<[string | null, string, number]>(SQLITE_MCP_SESSION_TRIM);
     this.#create = database.transaction((record: McpSessionCreate) => {
       const now = this.#now();
       this.#insert.run(record.id, JSON.stringify(record.initialize), JSON.stringify(record.options ?? {}), now, now);

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { commitFiles, initRepository, makeToolYaml } from '../helpers/git.js';
 import { heldRemote } from '../helpers/held-remote.js';
 import { instanceRoll, loggedMessages, useServiceHome } from '../helpers/serve-process.js';
-import { heldProbe, startService } from '../helpers/starting-service.js';
+import { heldProbe, servesAgain, startService } from '../helpers/starting-service.js';
 
 const home = useServiceHome('info');
 
@@ -36,11 +36,7 @@ describe.each(SERVICES)('hldp $command stopped by a signal while it starts', ({ 
       expect(existsSync(join(home.path, 'data', 'receipts.db'))).toBe(false);
       // nothing half-made holds the next start: the clone's lock was let go, and the remote's tools are served
       remote.answer();
-      const next = startService(home, args(remote.url));
-      await next.said(serving);
-      next.child.kill('SIGTERM');
-      expect(await next.exit, next.stderr()).toEqual([0, null]);
-      expect(next.stderr()).toMatch(serving);
+      await servesAgain(home, args(remote.url), serving);
     } finally {
       await remote.close();
     }

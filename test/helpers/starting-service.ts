@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { HLDP_BIN, track } from './run-cli.js';
 import type { ServiceHome } from './serve-process.js';
 
@@ -38,10 +39,21 @@ export function startService(home: ServiceHome, args: string[], extraEnv: NodeJS
   };
 }
 
+/** A later start of `args` says `serving` and stops at SIGTERM, exit 0: nothing an earlier start left (a lock, a half-made clone) holds it. */
+export async function servesAgain(home: ServiceHome, args: string[], serving: RegExp): Promise<void> {
+  const next = startService(home, args);
+  await next.said(serving);
+  next.child.kill('SIGTERM');
+  expect(await next.exit, next.stderr()).toEqual([0, null]);
+  expect(next.stderr()).toMatch(serving);
+}
+
 /** A sandbox probe held at its bubblewrap: a service's start after its first scan, until the test lets it go. */
 export interface HeldProbe {
   /** HLDP_HOST_PATH and HLDP_SANDBOX for the service */
   env: NodeJS.ProcessEnv;
+  /** resolves once the probe runs the held bubblewrap: the service's first scan begins beside it */
+  probing(): Promise<void>;
   /** resolves once the probe runs the held bubblewrap, and the service's first scan is over (its store opened in `dataDir`) */
   reached(dataDir: string): Promise<void>;
   /** lets the probe go on: the bubblewrap fails (the sandbox is then off), and the start goes on */
@@ -64,6 +76,10 @@ export async function heldProbe(folder: string): Promise<HeldProbe> {
   await chmod(join(bin, 'bwrap'), 0o755);
   return {
     env: { HLDP_HOST_PATH: `${bin}:${process.env.PATH}`, HLDP_SANDBOX: 'auto' },
+    probing: async () => {
+      for (let i = 0; i < 1200 && !existsSync(probing); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (!existsSync(probing)) throw new Error('the start did not reach the held sandbox probe within a minute');
+    },
     reached: async (dataDir) => {
       const there = (): boolean => existsSync(probing) && existsSync(join(dataDir, 'receipts.db'));
       for (let i = 0; i < 1200 && !there(); i++) await new Promise((resolve) => setTimeout(resolve, 50));

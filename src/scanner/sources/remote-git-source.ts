@@ -6,6 +6,7 @@ import { loadOnce } from '../../core/index.js';
 import { collectGarbage } from '../full-collection.js';
 import { ScanError } from '../scan-error.js';
 import { defaultBranch, isBranchName } from './branch-name.js';
+import { lockClone } from './clone-lock.js';
 import { initClone, packCount, readShallow, shallowImplausible } from './clone-directory.js';
 import { fetchIntoClone } from './clone-fetch.js';
 import { deepenClone, fetchingHistory } from './history-fetch.js';
@@ -95,12 +96,12 @@ export class RemoteGitSource implements RepositorySource {
     const { git, http, lockfile } = await loadModules();
     this.git = git;
     this.http = signal ? droppedOn(http, signal) : http;
-    // two processes updating one clone at once would corrupt it: hold a lock across fetch and read
-    const release = await lockfile.lock(this.options.workDir, { retries: { retries: 600, minTimeout: 50, maxTimeout: 200 }, stale: 60_000 });
+    // two processes updating one clone at once would corrupt it: hold a lock across fetch and read (its wait ends on `signal`)
+    const release = await lockClone(lockfile, this.options.workDir, signal);
     try {
       const branch = await this.localBranch();
       // its reads, once fetched, stop between two files as a local repository's do
-      return stoppedBy(this.withHistory(this.startedOverIfIncomplete(branch ? await this.update(branch, pushed) : await this.cloneFresh())), signal);
+      return stoppedBy(this.withHistory(this.startedOverIfIncomplete(branch ? await this.update(branch, pushed) : await this.cloneFresh()), signal), signal);
     } finally {
       await release();
     }
@@ -131,15 +132,15 @@ export class RemoteGitSource implements RepositorySource {
    * `HISTORY_RETRY_MS` while the clone's boundary is the same, so that every rescan does not download it again: the
    * clash stays closed meanwhile.
    */
-  private withHistory(snapshot: Snapshot): Snapshot {
+  private withHistory(snapshot: Snapshot, signal: AbortSignal | undefined): Snapshot {
     const history = snapshot.history;
     if (!history) return snapshot;
-    return { ...snapshot, history: fetchingHistory(history, (depth) => this.deepen(snapshot.commit, depth)) };
+    return { ...snapshot, history: fetchingHistory(history, (depth) => this.deepen(snapshot.commit, depth, signal)) };
   }
 
-  private async deepen(commit: string, depth: number): Promise<void> {
+  private async deepen(commit: string, depth: number, signal: AbortSignal | undefined): Promise<void> {
     const { lockfile } = await loadModules();
-    const release = await lockfile.lock(this.options.workDir, { retries: { retries: 600, minTimeout: 50, maxTimeout: 200 }, stale: 60_000 });
+    const release = await lockClone(lockfile, this.options.workDir, signal);
     try {
       const boundary = (await readShallow(this.store.gitdir)).join(',');
       const failed = this.historyFailed;
@@ -165,7 +166,7 @@ export class RemoteGitSource implements RepositorySource {
   /** Takes HEAD out of the clone, under the lock: the next snapshot finds no branch and clones afresh (`cloneFresh`). */
   private async markIncomplete(): Promise<void> {
     const { lockfile } = await loadModules();
-    const release = await lockfile.lock(this.options.workDir, { retries: { retries: 600, minTimeout: 50, maxTimeout: 200 }, stale: 60_000 });
+    const release = await lockClone(lockfile, this.options.workDir);
     try {
       await rm(join(this.store.gitdir, 'HEAD'), { force: true });
     } finally {

@@ -2,6 +2,17 @@ import { principalOf, toRecord, type McpSessionRow } from '../sqlite-mcp-session
 import type { McpSessionCreate, McpSessionRecord, McpSessionStore } from '../store.js';
 import { PostgresTable } from './postgres-table.js';
 
+/**
+ * The principal's rows but the new one ($1), most recently seen first: those past `keep - 1` ($2) go. The principal
+ * is `= $3`, or `IS NULL` for sessions opened without credentials: `IS NOT DISTINCT FROM` is no operator an index
+ * answers, so every session of every principal was read at each one opened (notes 56-57); both forms are answered by
+ * `mcp_sessions_by_principal` (schema step 18), whose expression this is, written alike.
+ */
+export function postgresMcpSessionTrim(principal: string | null): string {
+  return `DELETE FROM mcp_sessions WHERE id IN (SELECT id FROM mcp_sessions WHERE (options::json ->> 'principal') ${principal === null ? 'IS NULL' : '= $3'}
+    AND id <> $1 ORDER BY seen_ms DESC, created_ms DESC, id OFFSET $2)`;
+}
+
 /** MCP sessions in PostgreSQL: any instance can serve a session another one opened. */
 export class PostgresMcpSessionStore extends PostgresTable implements McpSessionStore {
   async create(record: McpSessionCreate): Promise<void> {
@@ -12,9 +23,9 @@ export class PostgresMcpSessionStore extends PostgresTable implements McpSession
         VALUES (${record.id}, ${JSON.stringify(record.initialize)}, ${JSON.stringify(record.options ?? {})}, ${now}, ${now})`;
       // the principal's rows but the new one, most recently seen first: those past `keep - 1` go (review Z16-3)
       if (record.keep === undefined) return;
-      await transaction`
-        DELETE FROM mcp_sessions WHERE id IN (SELECT id FROM mcp_sessions WHERE (options::json ->> 'principal') IS NOT DISTINCT FROM ${principalOf(record)}::text
-          AND id <> ${record.id} ORDER BY seen_ms DESC, created_ms DESC, id OFFSET ${Math.max(0, record.keep - 1)})`;
+      const principal = principalOf(record);
+      const offset = Math.max(0, record.keep - 1);
+      await transaction.unsafe(postgresMcpSessionTrim(principal), principal === null ? [record.id, offset] : [record.id, offset, principal]);
     });
   }
 

@@ -216,6 +216,9 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   { version: 16, name: 'live instances that left', up: GATEWAY_INSTANCES_LEFT },
   // one pending request per call: the same call repeated while it waits gets that request back (review userZ9, U9-8)
   { version: 17, name: 'one pending request per call', up: APPROVAL_CALL_KEYS },
+  // a session opened past a principal's bound trims that principal's oldest: read by principal, not every row (notes 56-57);
+  // IF NOT EXISTS: an operator with many sessions may build it first, CONCURRENTLY, as step 14's
+  { version: 18, name: 'MCP sessions by principal', up: "CREATE INDEX IF NOT EXISTS mcp_sessions_by_principal ON mcp_sessions ((options::json ->> 'principal'), seen_ms)" },
 ];
 
 /** Applies the pending steps in one transaction under the migrations lock; returns the versions it applied. */
