@@ -119,9 +119,11 @@ describe('parseToolDefinition against hostile YAML (property-based)', () => {
         const parsed = expectWellFormed(utf8(stringify(definition)));
         if (parsed.tool === null) {
           // only the schema's own rules may refuse it (a text the schema limits), and they say where; and INVISIBLE_TEXT,
-          // where a value holds a character a reader cannot see (U+2028 is a grapheme fast-check makes, kept raw by stringify)
+          // where a value holds a character a reader cannot see (U+2028 is a grapheme fast-check makes, kept raw by stringify).
+          // Warnings refuse nothing: NO_LATIN_TEXT comes with most generated texts (CI seed 38288134: "!" and "\u2028!")
           const hidden = [display, intent, why, ...examples].some((value) => hiddenCharacters(value).length > 0);
-          expect(parsed.diagnostics.every((diagnostic) => diagnostic.code === 'SCHEMA_VIOLATION' || (hidden && diagnostic.code === 'INVISIBLE_TEXT'))).toBe(true);
+          const errors = parsed.diagnostics.filter((diagnostic) => diagnostic.severity === 'error');
+          expect(errors.every((diagnostic) => diagnostic.code === 'SCHEMA_VIOLATION' || (hidden && diagnostic.code === 'INVISIBLE_TEXT')), JSON.stringify(errors)).toBe(true);
           return;
         }
         expect(parsed.tool).toMatchObject({ display, intent, why, examples });
