@@ -64,6 +64,10 @@ export function* toolResolverSteps(index: ToolIndex): Generator<void, ToolResolv
 // the tool an alias names, if one tool alone claims it; else the tool whose name or alias alone folds to it
 function byAlias(index: ToolIndex, table: AliasTable, name: string): ToolDefinition | undefined {
   const key = aliasKey(name);
+  // the name of a definition in the repository that is broken is that tool, not served: folded, 'hello' ran its case
+  // twin 'Hello', kept by path order, where the caller was told TOOL_BROKEN before names resolved in any case
+  const file = `tools/${name}/TOOL.hdlp`;
+  if (!table.byKey.has(key) && index.errors.some((diagnostic) => diagnostic.file === file)) return undefined;
   // an alias two tools claim (null) stays unresolved: folding does not pick one of them
   const position = table.byKey.has(key) ? table.byKey.get(key) : table.byFold.get(foldedKey(name));
   return position === undefined || position === null ? undefined : toolsOf(index).at(position);
