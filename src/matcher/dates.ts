@@ -1,5 +1,6 @@
 import type { ToolDefinition } from '../core/index.js';
 import type { SearchIndex } from './search-index.js';
+import { MAX_SCANNED_CHARACTERS } from './value-words.js';
 
 // A request that gives a date (*the weather in Fremont on March 1st 2023*, *from 04/23/2023*, 2023年5月1日) asks for a tool
 // that has somewhere to put it: of two weather tools with the same words, the one with a `date` parameter. This is
@@ -20,10 +21,10 @@ const DATE_VALUE = new RegExp(
   'giu',
 );
 
-// Dates are looked for where a request's values are (`valueWords`): in its opening, not in a whole pasted text.
-const MAX_SCANNED_CHARACTERS = 1024;
-
-/** How many dates a request gives: numeric dates, English month names beside a day or year, CJK 年月日 dates. */
+/**
+ * How many dates a request gives: numeric dates, English month names beside a day or year, CJK 年月日 dates. Looked for
+ * where a request's values are (`valueWords`): in its opening, not in a whole pasted text.
+ */
 export function requestDates(text: string): number {
   let count = 0;
   for (const _ of text.slice(0, MAX_SCANNED_CHARACTERS).matchAll(DATE_VALUE)) count += 1;

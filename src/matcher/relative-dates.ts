@@ -1,4 +1,5 @@
 import { analyzeWords } from './analyze.js';
+import { MAX_SCANNED_CHARACTERS } from './value-words.js';
 
 // A request that says when (*the weather in Paris tomorrow*, 明天北京天气, погода завтра) gives a value, as one that writes
 // a date does (`dates.ts`): the day is what the tool is asked about, not a task of its own. Left out of what the request
@@ -64,8 +65,7 @@ const RELATIVE_DATE = new RegExp(
   'gu',
 );
 
-// looked for where a request's values are (`valueWords`): in its opening, not in a whole pasted text
-const MAX_SCANNED_CHARACTERS = 1024;
+// looked for where a request's values are (`valueWords`, `MAX_SCANNED_CHARACTERS`): in its opening, not in a whole pasted text
 
 /**
  * The spans of `text`, lower-cased, that name a time by where it stands from now (*tomorrow*, *next week*, 下周, завтра):

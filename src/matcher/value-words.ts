@@ -22,7 +22,8 @@ const UNSPACED_RUN =
 
 // Values are looked for where a request's words are read: its opening holds far more than the 32
 // words analysed, and a pasted document would otherwise cost more to scan than to rank.
-const MAX_SCANNED_CHARACTERS = 1024;
+/** How much of a request's opening is read for values, dates and relative dates (one limit for all three). */
+export const MAX_SCANNED_CHARACTERS = 1024;
 const MAX_SPAN_WORDS = 32;
 
 /** The lower-cased words a request gives as values: quoted text, capitalised names mid-sentence, codes, paths. */
