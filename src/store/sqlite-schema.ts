@@ -149,7 +149,7 @@ export const SQLITE_MIGRATIONS: SqliteMigration[] = [
   // one pending request per call: the same call repeated while it waits gets that request back (review userZ9, U9-8)
   { version: 17, name: 'one pending request per call', up: APPROVAL_CALL_KEYS },
   // a session opened past a principal's bound trims that principal's oldest: read by principal, not every row (notes 56-57)
-  { version: 18, name: 'MCP sessions by principal', up: "CREATE INDEX mcp_sessions_by_principal ON mcp_sessions (json_extract(options, '$.principal'), seen_ms)" },
+  { version: 18, name: 'MCP sessions by principal', up: "CREATE INDEX IF NOT EXISTS mcp_sessions_by_principal ON mcp_sessions (json_extract(options, '$.principal'), seen_ms)" },
 ];
 
 /** Version 2: every receipt becomes a link (`seq`, `prev_hash`, `hash`); those stored before are linked in the order they were stored. */

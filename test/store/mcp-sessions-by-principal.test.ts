@@ -66,6 +66,26 @@ describe('a SQLite store of schema step 17 holding MCP sessions', () => {
   });
 });
 
+describe('a SQLite store set back to step 17 by hand, its step-18 index left in place', () => {
+  it('opens: step 18 is applied again over the index that is there, as PostgreSQL\'s step does', async () => {
+    const folder = await makeStoreFolder();
+    cleanups.push(folder.cleanup);
+    const path = join(folder.path, 'hldp.sqlite');
+    await openSqliteStore({ path }).close();
+    const rolled = new BetterSqlite3(path);
+    rolled.pragma(`user_version = ${STEP - 1}`);
+    rolled.close();
+
+    const store = openSqliteStore({ path });
+    cleanups.push(() => store.close());
+    const database = new BetterSqlite3(path, { readonly: true });
+    cleanups.push(async () => database.close());
+    expect(database.pragma('user_version', { simple: true })).toBe(SQLITE_MIGRATIONS.length);
+    await store.mcpSessions.create({ id: 'alice-1', initialize, options: { principal: 'alice' }, keep: 2 });
+    expect(await store.mcpSessions.get('alice-1')).toBeTruthy();
+  });
+});
+
 describeWithPostgres('a PostgreSQL store of schema step 17 holding MCP sessions', () => {
   it('is migrated when opened: the per-principal trim reads its index, and trims as before', async () => {
     const database = await createTestDatabase();
