@@ -2,6 +2,7 @@ import { ReceiptWriterThread, writerThreadAvailable } from '../receipt-writer-th
 import type { Store } from '../store.js';
 import { StoreError } from '../store-error.js';
 import { connect, type ConnectOptions } from './database.js';
+import { DatabaseClock, readDatabaseClock } from './database-clock.js';
 import { describeUrl } from './describe-url.js';
 import { permissionHint, type ConnectedAs } from './permission-hint.js';
 import { migratePostgres, POSTGRES_MIGRATIONS } from './postgres-migrations.js';
@@ -100,27 +101,4 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       await sql.end({ timeout: 5 });
     },
   };
-}
-
-/** The database's time: its clock as last read, carried forward by this process's monotonic clock. */
-class DatabaseClock {
-  #at = Date.now();
-  #since = performance.now();
-  set({ at, since }: { at: number; since: number }): void {
-    this.#at = at;
-    this.#since = since;
-  }
-  now(): number {
-    return Math.round(this.#at + performance.now() - this.#since);
-  }
-}
-
-/**
- * The database's clock, read to within half a round trip: its time (`at`) when this process's monotonic clock read
- * `since`, so that the store's time does not follow a step of the host's wall clock.
- */
-async function readDatabaseClock(sql: ReturnType<typeof connect>): Promise<{ at: number; since: number }> {
-  const sent = performance.now();
-  const [{ ms }] = (await sql`SELECT (extract(epoch from clock_timestamp()) * 1000)::float8 AS ms`) as unknown as [{ ms: number }];
-  return { at: ms, since: (sent + performance.now()) / 2 };
 }
