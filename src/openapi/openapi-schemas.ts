@@ -334,6 +334,16 @@ export const COMPONENT_SCHEMAS = {
     description: "the tool was reserved: its toolset is enabled instead, and the call has NOT run (call it again)",
     properties: { code: { const: 'CALL_NOT_RUN' }, ran: { const: false }, tool: { type: 'string' }, toolset: nullableString, tools: { type: 'array', items: { type: 'string' } }, message: { type: 'string' } },
   },
+  MetaAnswer: {
+    type: 'object', required: ['ok', 'tool', 'message'],
+    description: "in a session, what a meta-tool (toolset, tool_find, tool_load, read_skill) answers: the message the model reads, and that tool's data beside it; tool_call and confirm answer the receipt of the call they run, and approval_wait the request",
+    properties: { ok: { const: true }, tool: { enum: ['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'approval_wait'] }, message: { type: 'string' } },
+  },
+  MetaRefusal: {
+    type: 'object', required: ['ok', 'tool', 'code', 'error'],
+    description: "in a session, a meta-tool's refusal, with its code's status: the code, and the message that says what to send instead (TOOLSET_NOT_FOUND and SKILL_NOT_FOUND list what there is)",
+    properties: { ok: { const: false }, tool: { enum: ['toolset', 'tool_find', 'tool_load', 'tool_call', 'read_skill', 'confirm', 'approval_wait'] }, code: { type: 'string' }, error: { type: 'string' } },
+  },
   ChainLink: { type: 'object', required: ['seq', 'hash'], properties: { seq: { type: 'integer' }, hash: { type: 'string' } } },
   ChainReport: {
     type: 'object', required: ['ok', 'checked', 'checkpoint', 'head'],

@@ -28,6 +28,18 @@ const TOOLSETS_GONE = {
   },
 };
 
+// in a session a meta-tool's refusal ({ok: false, tool, code, error}) comes with its code's status, beside what a
+// registry tool's call answers with that status: each was documented without it (review userZ11, U11-17)
+const META_REFUSAL_STATUSES = new Set(['400', '403', '404', '409', '422']);
+function orMetaRefusal(responses: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(Object.entries(responses).map(([status, response]) => {
+    const content = response['content'] as { 'application/json'?: { schema?: unknown } } | undefined;
+    const schema = content?.['application/json']?.schema;
+    if (!META_REFUSAL_STATUSES.has(status) || schema === undefined) return [status, response];
+    return [status, { ...response, content: { 'application/json': { schema: { anyOf: [schema, { $ref: '#/components/schemas/MetaRefusal' }] } } } }];
+  }));
+}
+
 /** The answers of `/v1/call`, each with the header a call in a session may carry. */
 function inSession(responses: Record<string, Record<string, unknown>>): Record<string, Record<string, unknown>> {
   return Object.fromEntries(Object.entries(responses).map(([status, response]) => [status, ['401', '413'].includes(status) ? response : { ...response, headers: { ...(response['headers'] as object | undefined), ...TOOLSETS_GONE } }]));
@@ -77,8 +89,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
           operationId: 'call', summary: '{tool, params} runs a registered tool; {intent, context} only matches. With X-HLDP-Session the call is made in that session, and the meta-tools (toolset, tool_find, tool_load, tool_call, read_skill, confirm) answer by name',
           parameters: [{ name: 'X-HLDP-Session', in: 'header', schema: { type: 'string' }, description: 'the session (POST /v1/sessions) the call is made in' }, PREFER_WAIT],
           requestBody: { required: true, ...json('CallRequest') },
-          responses: inSession({
-            '200': { description: 'the receipt of the call, whatever its outcome (ok true or false); or, for an intent, the match', content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/Receipt' }, { $ref: '#/components/schemas/MatchResult' }] } } } },
+          responses: inSession(orMetaRefusal({
+            '200': { description: "the receipt of the call, whatever its outcome (ok true or false); or, for an intent, the match; or, in a session, a meta-tool's answer", content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/Receipt' }, { $ref: '#/components/schemas/MatchResult' }, { $ref: '#/components/schemas/MetaAnswer' }] } } } },
             '202': answer('the call waits for a person (the policy or the tool\'s require_confirm): nothing ran; the request id, and a token where the caller may confirm it itself', 'ConfirmationRequired'),
             '403': answer("the tool is forbidden to this caller; nothing ran", 'Refused'),
             '404': answer('no tool of that name: {found: false} with near names', 'ToolNotFound'),
@@ -92,7 +104,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
             },
             '503': { ...answer('the store cannot be reached to make or use a confirmation: nothing ran (STORE_UNAVAILABLE); or, for an intent, the search index is still loading after the start (SEARCH_INDEX_LOADING)', 'Error'), headers: LOADING.headers },
             ...errors,
-          }),
+          })),
         },
       },
       '/v1/confirm': {
