@@ -15,16 +15,20 @@ import { UsageError } from './usage-error.js';
  * logs it: `hldp call` changed a folder's owner without a word (review userZ3, LOW 7). A command that decides or
  * reads what a gateway stored (`approvals`, `confirm`) passes `store: 'read'`: a SQLite store that does not exist is
  * said and read as an empty one, never created, and `work` is told the store's name and whether it was missing (see `readStore`).
+ * A command that answers from the registry alone (`match`, `export` as `HLDP_TOKEN`'s principal) passes `store: 'none'`:
+ * an empty store in memory, so that nothing is read from or written to the gateway's.
  */
 export async function withGateway(
   flags: Flags,
   io: Pick<CommandIo, 'stderr'>,
   work: (gateway: Gateway, store: Pick<ReadStore, 'name' | 'missing'>) => Promise<number>,
   secrets: 'required' | 'optional' = 'required',
-  store: 'read' | 'write' = 'write',
+  store: 'read' | 'write' | 'none' = 'write',
 ): Promise<number> {
   const onWorkspaceNotice = (message: string): void => void io.stderr.write(`hldp: ${terminalSafe(message)}\n`);
-  const config = configFromFlags(flags, secrets);
+  const configured = configFromFlags(flags, secrets);
+  // a command that only answers from the registry (match, export) reads and writes no store: an empty one in memory
+  const config = store === 'none' ? { ...configured, receiptsDb: ':memory:', store: { poolMax: configured.store.poolMax } } : configured;
   const read = store === 'read' ? readStore(config, io) : { name: storeName(config), missing: false };
   const opened: Store | undefined = 'config' in read && read.missing ? await openConfiguredStore(read.config) : undefined;
   let gateway: Gateway;

@@ -54,8 +54,12 @@ export function exportTools<F extends ExportFormat>(index: Pick<ToolIndex, 'comm
     Object.defineProperty(names, name, { value: tool.name, enumerable: true, writable: true, configurable: true });
     tools.push(specOf(format, name, toolDescription(tool), compressSchema(tool.params_schema), () => mcpToolSpec(tool, name)));
   }
-  const metaTools = Object.fromEntries(META_TOOLS.map((meta) => [meta.name, meta.route]));
-  return { format, commit: index.commit, tools: tools as Array<ToolSpecs[F]>, names, meta_tools: metaTools };
+  return { format, commit: index.commit, tools: tools as Array<ToolSpecs[F]>, names, meta_tools: metaToolRoutes() };
+}
+
+/** Each meta-tool's HTTP route, by its name: an export's `meta_tools`. */
+export function metaToolRoutes(): Record<string, string> {
+  return Object.fromEntries(META_TOOLS.map((meta) => [meta.name, meta.route]));
 }
 
 function specOf(format: ExportFormat, name: string, description: string, schema: ToolDefinition['params_schema'], mcp: () => McpToolSpec): ToolSpecs[ExportFormat] {

@@ -1,5 +1,5 @@
 // Tool specs for agents: MCP, OpenAI and Anthropic shapes, provider-safe names, and annotations a definition justifies.
-export { exportTools, EXPORT_FORMATS, NAME_LIMITS, type ExportFormat, type ToolExport, type ToolSpecs } from './export-tools.js';
+export { exportTools, metaToolRoutes, EXPORT_FORMATS, NAME_LIMITS, type ExportFormat, type ToolExport, type ToolSpecs } from './export-tools.js';
 export { compressSchema, firstSentence, schemaBytes, SCHEMA_BUDGET_BYTES } from '../core/index.js';
 export { exportedName, exportNames, exportNamesSteps, nameFingerprint, FINGERPRINT_LENGTH, PORTABLE_NAME } from './tool-names.js';
 export { isReadOnly, toolHints, type ToolHints } from './tool-annotations.js';

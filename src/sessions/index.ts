@@ -11,6 +11,7 @@ export { mayKnowBroken, NO_TOOL_YOU_MAY_USE, withOfferedBroken } from './broken-
 export { computeView, type SessionView } from './session-view.js';
 export { wholeListing, wholeListingWarning, type WholeListing } from './listing-size.js';
 export { catalogFor, prepareCatalog, resolveListedName, type CallTarget, type CatalogNames, type ToolCatalog } from './tool-catalog.js';
+export { listedSpecs, type ListedSpecs } from './listed-specs.js';
 export type { MetaAnswer } from './meta-answer.js';
 export type { ToolsetRequest } from './toolset-tool.js';
 export { fitToBudget, countChars, type BudgetLine, type BudgetSection, type FittedBlock } from './budget.js';

@@ -1,5 +1,6 @@
 import { JSON_OPTION, REPOSITORY_OPTIONS, REPOSITORY_USAGE, writeJson, writeLines, type Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
+import type { MatchResult, ToolIndex } from '../../core/index.js';
 
 /** `hldp match`: 1-3 candidates for an intent, or `found: false` with a suggestion; never runs anything. */
 export const matchCommand: Command = {
@@ -22,22 +23,38 @@ export const matchCommand: Command = {
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)) {
       throw new UsageError(`--limit must be an integer from 1 to ${MAX_LIMIT}`);
     }
-    const { index, uncommitted } = await scanWithUncommitted(flags);
     const { warnIfStale } = await import('../stale-index.js');
-    // candidates from the last index read may lack a tool pushed since, or name one removed: said, as hldp list says it
-    warnIfStale(index, io);
-    // an author's new tool, not yet committed, is matched by nothing: said, as hldp scan and list say it
     const { warnIfUncommitted } = await import('../uncommitted-definitions.js');
-    warnIfUncommitted(index.source, uncommitted, 'read', io);
+    const answer = (index: ToolIndex, uncommitted: string[], result: MatchResult): number => {
+      // candidates from the last index read may lack a tool pushed since, or name one removed: said, as hldp list says it
+      warnIfStale(index, io);
+      // an author's new tool, not yet committed, is matched by nothing: said, as hldp scan and list say it
+      warnIfUncommitted(index.source, uncommitted, 'read', io);
+      if (flags.json) writeJson(io, { ...result, ...(index.stale ? { stale: index.stale } : {}), ...(uncommitted.length > 0 ? { uncommitted } : {}) });
+      else writeLines(io.stdout, [formatMatchResult(result)]);
+      return result.found ? 0 : 1;
+    };
+    const asked = limit === undefined ? {} : { limit };
+    // as HLDP_TOKEN's principal, the answer POST /v1/match gives it, through the same path: a tool its rules forbid or
+    // hide is no candidate (it was offered, found: true, confidence: high: review userZ11, U11-7); a token of no one stops it
+    if (process.env.HLDP_TOKEN) {
+      const { cliCaller, withGateway } = await import('../with-gateway.js');
+      const { uncommittedDefinitions } = await import('../uncommitted-definitions.js');
+      return withGateway(flags, io, async (gateway) => {
+        const caller = cliCaller(gateway);
+        const { index } = gateway.registry;
+        const uncommitted = await uncommittedDefinitions(gateway.config.repository.source, gateway.config.repository.ref);
+        // the CLI waits for its own search index, however long it takes to build (a server answers 503 past 20 s)
+        return answer(index, uncommitted, await gateway.match(intent, { ...asked, caller, waitMs: 2 ** 31 - 1 }));
+      }, 'optional', 'none');
+    }
+    const { index, uncommitted } = await scanWithUncommitted(flags);
     const { matcherModel } = configFromFlags(flags, 'optional');
     const { terminalSafe } = await import('../terminal-safe.js');
     // the message holds the endpoint's own text (its error body): written as every remote text is, its controls and
     // bidi characters as their escapes — it set the terminal's title and clipboard (review Z13, Z13-1)
     const onFailure = (message: string): void => void io.stderr.write(`hldp match: the model stage failed (${terminalSafe(message)}); answering from the words alone\n`);
     const stage = matcherModel === undefined ? undefined : createModelStage(matcherModel, { onFailure });
-    const result = await matchWithModel(await createMatcher(index).ready(intent), stage, intent, limit === undefined ? {} : { limit });
-    if (flags.json) writeJson(io, { ...result, ...(index.stale ? { stale: index.stale } : {}), ...(uncommitted.length > 0 ? { uncommitted } : {}) });
-    else writeLines(io.stdout, [formatMatchResult(result)]);
-    return result.found ? 0 : 1;
+    return answer(index, uncommitted, await matchWithModel(await createMatcher(index).ready(intent), stage, intent, asked));
   },
 };

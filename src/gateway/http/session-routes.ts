@@ -1,8 +1,8 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { hangUpSignal } from './hang-up.js';
 import { whileAnswering } from '../../http-edge/index.js';
-import { anthropicToolSpec, CALL_TOOL, CONFIRM_TOOL, FIND_TOOL, openAiToolSpec, REGISTRY_NAME_META, type McpToolSpec } from '../../export/index.js';
-import { catalogFor, resolveListedName, type SessionState } from '../../sessions/index.js';
+import { CALL_TOOL, CONFIRM_TOOL, FIND_TOOL } from '../../export/index.js';
+import { listedSpecs, resolveListedName, type SessionState } from '../../sessions/index.js';
 import { META_TOOL_BY_NAME, runMetaTool, type Gateway, type MetaOutcome } from '../service/index.js';
 import { matchOptions, matchWait } from './match-options.js';
 import { sendOutcome } from './send-outcome.js';
@@ -75,11 +75,10 @@ export function sessionRouter(gateway: Gateway, options: { maxBodyBytes: number 
       return;
     }
     const view = sessions.view(state);
-    // each format's names within its own limit: the providers refuse names past 64 characters, MCP takes 128
-    const listed = catalogFor(gateway.registry.index, format === 'mcp' ? 'mcp' : 'provider').toolsFor(view);
-    const tools = format === 'mcp' ? listed : listed.map((tool) => (format === 'openai' ? openAiToolSpec : anthropicToolSpec)(tool.name, tool.description, tool.inputSchema));
+    // the same listing as hldp export's for HLDP_TOKEN's principal
+    const { tools, names } = listedSpecs(gateway.registry.index, view, format);
     const gone = sessions.goneHeld(state);
-    response.json({ commit: view.commit, active_toolsets: state.toolsets.map((toolset) => toolset.name), ...(gone.length ? { gone_toolsets: gone } : {}), format, tools, names: registryNames(listed) });
+    response.json({ commit: view.commit, active_toolsets: state.toolsets.map((toolset) => toolset.name), ...(gone.length ? { gone_toolsets: gone } : {}), format, tools, names });
   }));
 
   router.get('/v1/sessions/:id/tools/:name', withSession((request, response, state) => {
@@ -164,16 +163,6 @@ async function matchIn(gateway: Gateway, request: Request, response: Response, s
   const matched = await gateway.match(body.intent, { ...matchOptions(body.limit, body.context), ...matchWait(request), session: state });
   await gateway.sessions.settle(state);
   response.json(matched);
-}
-
-// listed name → registry name of every registry tool listed, as `hldp export --json` gives it
-function registryNames(listed: readonly McpToolSpec[]): Record<string, string> {
-  const names: Record<string, string> = {};
-  for (const tool of listed) {
-    const registryName = tool._meta?.[REGISTRY_NAME_META];
-    if (typeof registryName === 'string') Object.defineProperty(names, tool.name, { value: registryName, enumerable: true, writable: true, configurable: true });
-  }
-  return names;
 }
 
 function sendMeta(response: Response, tool: string, outcome: MetaOutcome): void {

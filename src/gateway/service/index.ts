@@ -7,6 +7,8 @@ export { MATCH_WAIT_MS, SearchIndexLoadingError } from './matching-readiness.js'
 export type { CallOutcome, ConfirmationRequired } from './call-outcome.js';
 export { metaToolWithoutSession, runMetaTool, META_TOOL_BY_NAME, type MetaOutcome } from './meta-calls.js';
 export { warnOfWholeListing } from './whole-listing.js';
+// what a principal with no session lists, as GET /v1/sessions/:id/tools lists a fresh session's (hldp export as HLDP_TOKEN's principal)
+export { listedSpecs } from '../../sessions/index.js';
 export { sandboxWarnings, workspaceWarnings } from './sandbox-warnings.js';
 export { ExecutionTargets } from './execution-targets.js';
 export { outcomeEvents } from './gateway-events.js';
