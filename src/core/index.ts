@@ -75,7 +75,7 @@ export {
   type ToolSandbox,
 } from './tool-sandbox.js';
 export { ceilingDefaults, ceilingProblems, type CeilingProblem, type SandboxCeiling } from './sandbox-ceiling.js';
-export { markNotStored, wasNotStored, type CallDeadline, type ExecutionResult, type Receipt, type ReceiptApproval, type ReceiptSource, type TimeoutSource } from './receipt.js';
+export { markNotStored, wasNotStored, type CallDeadline, type ExecutionResult, type Receipt, type ReceiptApproval, type ReceiptAttachment, type ReceiptSource, type TimeoutSource } from './receipt.js';
 export { receiptPiecesSeen, receiptSeen, receiptTextSeen, registrySourceSeen, sourceSeen, SOURCE_PATH_WITHHELD, SOURCE_WITHHELD, type TextPieces } from './receipt-source.js';
 export type { ProgressUpdate } from './progress.js';
 export type { BrokenMatch, Candidate, Contest, MatchConfidence, MatchResult, MatchStage, NearMiss } from './match-result.js';

@@ -25,9 +25,40 @@ export interface ExecutionResult {
   stderr_lossy?: true;
   /** an MCP tool's `structuredContent`, kept whole (the text output is what `max_output_bytes` bounds) */
   structured_content?: Record<string, unknown>;
+  /**
+   * an MCP tool's content blocks that are not text (images, audio, embedded resources, resource links), in the
+   * server's order: never inlined in `output` as base64 text; absent when there are none
+   */
+  attachments?: ReceiptAttachment[];
   duration_ms: number;
   /** with code `RESOURCE_LIMIT`: the limit that was hit */
   resource_limit?: ResourceLimitName;
+}
+
+/**
+ * A content block of an MCP tool's answer that is not text, as a receipt lists it. Its payload (`data` or `text`) is
+ * here only when it fits whole in what the tool's `max_output_bytes` leaves after the text output; otherwise `omitted`
+ * says why, and the receipt's `cut_bytes` counts it. A payload is never cut in part.
+ */
+export interface ReceiptAttachment {
+  /** the block's place among all the server's content blocks (text ones included), from 0 */
+  index: number;
+  /** `image`, `audio`, `resource` (an embedded resource) or `resource_link` */
+  type: string;
+  /** the MIME type the server gave, null when it gave none */
+  mime_type: string | null;
+  /** the payload's size: base64 `data` decoded, an embedded text resource's text as UTF-8; 0 for a link */
+  bytes: number;
+  /** a resource's (or a link's) URI */
+  uri?: string;
+  /** a resource link's name */
+  name?: string;
+  /** base64, exactly as the server sent it: an image's or audio's data, a resource's blob */
+  data?: string;
+  /** an embedded text resource's text, exactly as the server sent it */
+  text?: string;
+  /** present when the payload is left out: why, and how to receive it */
+  omitted?: string;
 }
 
 /** The record of one accepted call: the spec's six fields first, then what a human needs to audit it. */

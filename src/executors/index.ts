@@ -13,7 +13,6 @@ export type {
   McpToolAnswer,
   ShellConfig,
 } from './execution-context.js';
-export { answerText } from './mcp-executor.js';
 export type { Params } from './params.js';
 export { runProcess, KILL_GRACE_MS, type Isolation, type ProcessSpec } from './run-process.js';
 export { BoundedOutput, boundBytes, cutMarker, type OutputEncoding, type RenderedOutput } from './bounded-output.js';

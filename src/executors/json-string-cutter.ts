@@ -11,6 +11,12 @@ export interface StringCuts {
   markerBytes: number;
 }
 
+/** One string a JsonStringCutter cut: its text's bytes (as UTF-8) before the cut, and those it left out. */
+export interface CutString {
+  totalBytes: number;
+  cutBytes: number;
+}
+
 /**
  * Cuts the long strings of JSON text as it streams by, so that an answer of any length can still be parsed whole: a
  * string longer than `rawLimit` bytes on the wire is decoded into a `BoundedOutput` of `cap` bytes and written again
@@ -31,6 +37,8 @@ export class JsonStringCutter {
   /** a string that is not JSON: the rest passes as it comes, for the parser to refuse */
   #passing = false;
   readonly cuts: StringCuts = { cutBytes: 0, markerBytes: 0 };
+  /** each string cut, by the text written in its place: so that each can be counted where it ends up (once) */
+  readonly #cutStrings = new Map<string, CutString>();
 
   constructor(cap: number, rawLimit: number) {
     this.#cap = cap;
@@ -80,12 +88,18 @@ export class JsonStringCutter {
     return out.length === 1 ? out[0]! : Buffer.concat(out);
   }
 
+  /** What was cut of the string that reads `text` now, if it is one this cutter cut. */
+  cutOf(text: string): CutString | undefined {
+    return this.#cutStrings.get(text);
+  }
+
   // the string's rest up to its closing quote: as it came, or cut and written again
   #closed(): Buffer[] {
     if (!this.#long) return this.#raw;
     const rendered = this.#text!.render();
     this.cuts.cutBytes += rendered.cutBytes;
     this.cuts.markerBytes += Buffer.byteLength(rendered.text) - (rendered.totalBytes - rendered.cutBytes);
+    this.#cutStrings.set(rendered.text, { totalBytes: rendered.totalBytes, cutBytes: rendered.cutBytes });
     // JSON.stringify's opening quote was handed on already
     return [Buffer.from(JSON.stringify(rendered.text).slice(1))];
   }

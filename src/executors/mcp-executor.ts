@@ -1,28 +1,11 @@
 import { exceedsDepth, MAX_JSON_DEPTH, type ErrorCode, type ExecutionResult, type ToolDefinition } from '../core/index.js';
-import { boundBytes } from './bounded-output.js';
 import { cutErrorMessage } from './cut-error-message.js';
 import { startDeadline } from './deadline.js';
-import type { ExecutionContext, McpServers, McpToolAnswer } from './execution-context.js';
+import type { ExecutionContext, McpServers } from './execution-context.js';
 import { boundedFailure, elapsedSince, failedResult } from './execution-result.js';
 import { JsonStringCutter } from './json-string-cutter.js';
+import { answerParts } from './mcp-answer-parts.js';
 import type { Params } from './params.js';
-
-/**
- * The text of a tool result as the server returned it: `text` blocks raw, any other block (an image, audio,
- * a resource) as its JSON, blocks joined by a newline. One text block is its text exactly; a block nested past
- * MAX_JSON_DEPTH is its type and a note.
- */
-export function answerText(answer: McpToolAnswer): string {
-  return answer.content.map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : blockText(block))).join('\n');
-}
-
-// JSON.stringify recurses: 200,000 levels in a block's _meta (passed through by the SDK) overflowed the stack and the
-// whole answer was lost (review K, K14). Such a block is left out, as a too-deep structuredContent is.
-function blockText(block: McpToolAnswer['content'][number]): string {
-  if (!exceedsDepth(block, MAX_JSON_DEPTH)) return JSON.stringify(block);
-  const type = typeof block.type === 'string' ? block.type : 'unknown';
-  return JSON.stringify({ type, note: `nested more than ${MAX_JSON_DEPTH} levels deep; left out of this receipt` });
-}
 
 /** Room in an MCP server's answer for what is not its text: the JSON-RPC envelope, content items' fields, `_meta`. */
 const ANSWER_ENVELOPE_BYTES = 1024 * 1024;
@@ -45,7 +28,7 @@ export function mcpTargetProblem(tool: ToolDefinition, servers: McpServers | und
 
 /**
  * Runs an `mcp` tool: `tools/call` of `mcp.tool` on the configured server `mcp.server`, with the params as its
- * arguments. The receipt keeps the raw text (other content serialised), `structuredContent` whole, and a result
+ * arguments. The receipt keeps the raw text, the other content blocks as `attachments`, `structuredContent` whole, and a result
  * marked `isError` as `ok: false` with its raw text in `error`. At the deadline the call is cancelled on the
  * server (`notifications/cancelled`) and the receipt says `TIMEOUT`.
  */
@@ -84,23 +67,23 @@ export async function executeMcp(tool: ToolDefinition, params: Params, context: 
   }
   if (!outcome.ok) return withNotes(cutErrorMessage(outcome.code, outcome.message, cap, cutter?.cuts, start), notes);
   const { answer } = outcome;
-  const text = boundBytes(answerText(answer), cap);
-  // what the cutter left out counts as the cap's cut; its markers are not the tool's bytes
-  const cuts = cutter?.cuts ?? { cutBytes: 0, markerBytes: 0 };
+  // what the cutter left out counts where its string ends up, once; its markers are not the tool's bytes
+  const parts = answerParts(answer, cap, (text) => cutter?.cutOf(text));
   const { note, ...structured } = structuredPart(answer.structuredContent);
   const failed = answer.isError === true;
   return {
     ok: !failed,
-    output: failed ? '' : text.text,
-    error: failed ? text.text : null,
+    output: failed ? '' : parts.text,
+    error: failed ? parts.text : null,
     stderr: `${notes}${note}`,
     code: failed ? 'MCP_ERROR' : null,
     exit_code: null,
     signal: null,
     timed_out: false,
-    output_bytes: text.totalBytes - cuts.markerBytes + cuts.cutBytes,
-    cut_bytes: text.cutBytes + cuts.cutBytes,
+    output_bytes: parts.outputBytes,
+    cut_bytes: parts.cutBytes,
     duration_ms: elapsedSince(start),
+    ...(parts.attachments.length === 0 ? {} : { attachments: parts.attachments }),
     ...structured,
   };
 }

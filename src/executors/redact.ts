@@ -14,7 +14,7 @@ export function applicableSecrets(secrets: readonly string[]): string[] {
 
 /**
  * The result with every occurrence of a secret in `output`, `error`, `stderr` and any string of `structured_content`
- * replaced by `[REDACTED]`; where the output cap cut a secret in two, the part left beside the cut is cut too (and counted).
+ * or `attachments` replaced by `[REDACTED]`; where the output cap cut a secret in two, the part left beside the cut is cut too (and counted).
  */
 export function redactSecrets(result: ExecutionResult, secrets: readonly string[]): ExecutionResult {
   const applicable = applicableSecrets(secrets);
@@ -33,6 +33,7 @@ export function redactSecrets(result: ExecutionResult, secrets: readonly string[
     error: error === null ? null : error.text,
     cut_bytes: result.cut_bytes + output.cutBytes + stderr.cutBytes + (error?.cutBytes ?? 0),
     ...(result.structured_content === undefined ? {} : { structured_content: scrubStrings(result.structured_content, scrub) as Record<string, unknown> }),
+    ...(result.attachments === undefined ? {} : { attachments: scrubStrings(result.attachments, scrub) as typeof result.attachments }),
   };
 }
 

@@ -1,13 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { formatDiagnostic, type MatchResult, type Receipt } from '../core/index.js';
+import { formatDiagnostic, type MatchResult, type Receipt, type ReceiptAttachment } from '../core/index.js';
 import { APPROVAL_WAIT_TOOL, CONFIRM_TOOL, FIND_TOOL, MCP_APPROVAL_WAIT_SECONDS } from '../export/index.js';
 import type { CallOutcome, ConfirmationRequired, MetaOutcome } from '../gateway/service/index.js';
 import type { ToolCatalog } from '../sessions/index.js';
 
-/** The `_meta` key naming which channel of a receipt a content block carries: `output`, `error` or `stderr`. */
+/** The `_meta` key naming which channel of a receipt a content block carries: `output`, `error`, `stderr` or `attachment`. */
 export const STREAM_META = 'hldp/stream';
 
-type Stream = 'output' | 'error' | 'stderr' | 'notice';
+type Stream = 'output' | 'error' | 'stderr' | 'notice' | 'attachment';
 
 const block = (text: string, stream: Stream) => ({ type: 'text' as const, text, _meta: { [STREAM_META]: stream } });
 
@@ -61,12 +61,38 @@ function waitOrNot(confirmation: ConfirmationRequired, tool: string): string {
     `To wait for the decision and get the call's receipt, call the ${APPROVAL_WAIT_TOOL.name} tool with {"id": "${confirmation.id}"} (it waits up to ${MCP_APPROVAL_WAIT_SECONDS} s a call: call it again while pending); do not call '${tool}' again for it.\n`;
 }
 
-/** A receipt: the raw output first (or, when it failed, the raw error), each channel in its own block, the whole receipt as `structuredContent`. */
+/**
+ * A receipt: the raw output first (or, when it failed, the raw error), each channel in its own block, then an MCP
+ * tool's attachments as the blocks they were (an image as an image), the whole receipt as `structuredContent`.
+ */
 export function receiptResult(receipt: Receipt): CallToolResult {
-  const blocks = receipt.ok ? [block(receipt.output, 'output')] : [block(receipt.error ?? '', 'error')];
+  const blocks: CallToolResult['content'] = receipt.ok ? [block(receipt.output, 'output')] : [block(receipt.error ?? '', 'error')];
   if (!receipt.ok && receipt.output !== '') blocks.push(block(receipt.output, 'output'));
   if (receipt.stderr !== '' && receipt.stderr !== receipt.error) blocks.push(block(receipt.stderr, 'stderr'));
+  for (const attachment of receipt.attachments ?? []) blocks.push(attachmentBlock(attachment));
   return { content: blocks, structuredContent: { ...receipt }, ...(receipt.ok ? {} : { isError: true }) };
+}
+
+/**
+ * An attachment as an MCP content block: an image or audio whose data the receipt holds as that block, a resource as an
+ * embedded resource, a link as a link; one whose payload was left out as a text block that says so (review userZ11, U11-8).
+ */
+function attachmentBlock(attachment: ReceiptAttachment): CallToolResult['content'][number] {
+  const _meta = { [STREAM_META]: 'attachment' };
+  const mimeType = attachment.mime_type ?? undefined;
+  if ((attachment.type === 'image' || attachment.type === 'audio') && attachment.data !== undefined && mimeType !== undefined) {
+    return { type: attachment.type, data: attachment.data, mimeType, _meta };
+  }
+  if (attachment.type === 'resource' && attachment.uri !== undefined && (attachment.data !== undefined || attachment.text !== undefined)) {
+    const contents = attachment.data !== undefined ? { blob: attachment.data } : { text: attachment.text! };
+    return { type: 'resource', resource: { uri: attachment.uri, ...(mimeType ? { mimeType } : {}), ...contents }, _meta };
+  }
+  if (attachment.type === 'resource_link' && attachment.uri !== undefined) {
+    return { type: 'resource_link', uri: attachment.uri, name: attachment.name ?? attachment.uri, ...(mimeType ? { mimeType } : {}), _meta };
+  }
+  const where = attachment.uri === undefined ? '' : ` ${attachment.uri}`;
+  const why = attachment.omitted ?? 'not a block this server can pass on';
+  return { type: 'text', text: `[${attachment.type}${where} (${attachment.mime_type ?? 'no MIME type'}, ${attachment.bytes} bytes): ${why}]`, _meta };
 }
 
 /** `tool_find`'s answer, with candidates under the names this server lists them by. */

@@ -70,11 +70,11 @@ describe('the mcp executor over stdio (server-everything)', () => {
     expect(JSON.parse(receipt.output)).toEqual(receipt.structured_content);
   });
 
-  it('serialises content that is not text', async () => {
+  it('lists content that is not text as attachments, out of the output', async () => {
     const receipt = receiptOf(await gateway.call('image', {}));
     expect(receipt.ok).toBe(true);
-    const image = receipt.output.split('\n').find((line) => line.startsWith('{"type":"image"'));
-    expect(JSON.parse(image!)).toMatchObject({ type: 'image', mimeType: 'image/png', data: expect.any(String) });
+    expect(receipt.output).toBe("Here's the image you requested:\nThe image above is the MCP logo.");
+    expect(receipt.attachments).toEqual([{ index: 1, type: 'image', mime_type: 'image/png', bytes: expect.any(Number), data: expect.any(String) }]);
   });
 
   it('bounds the output by max_output_bytes, the cut marked and counted', async () => {
@@ -190,19 +190,19 @@ describe('the mcp executor over stdio (server-filesystem)', () => {
   it('reads a 20 MB file through the server as one 41 MB line of JSON-RPC (its text twice), its output cut to max_output_bytes', async () => {
     // the SDK's read buffer joined and searched its whole buffer at each 64 KiB chunk of such a line: minutes of the
     // event loop for a large log (512 s for 64 MiB); now each chunk is looked at once, and its long strings cut as they
-    // come (review S, S9), so the text and structuredContent's copy of it both count (as an HTTP server's answer)
+    // come (review S, S9); the text counts once, not again for structuredContent's copy of it (review userZ11, U11-21)
     const text = `${'a log line of a large file\n'.repeat(750_000)}`;
     await writeFile(join(allowed, 'large.log'), text);
     const receipt = receiptOf(await gateway.call('fs-read', { path: join(allowed, 'large.log') }));
     expect(receipt, JSON.stringify({ ...receipt, output: receipt.output.slice(0, 200), error: receipt.error?.slice(0, 500) })).toMatchObject({ ok: true });
-    expect(receipt.output_bytes).toBeGreaterThanOrEqual(text.length);
+    expect(receipt.output_bytes).toBe(text.length);
     expect(receipt.output.startsWith('a log line of a large file\n')).toBe(true);
     expect(receipt.output).toMatch(/\[… \d+ bytes cut of \d+ …\]/);
     // twice the file: an 82 MB line, past the 64 MiB a message may hold whole: read and cut as it comes all the same
     await writeFile(join(allowed, 'large.log'), text + text);
     const twice = receiptOf(await gateway.call('fs-read', { path: join(allowed, 'large.log') }));
     expect(twice).toMatchObject({ ok: true });
-    expect(twice.output_bytes).toBeGreaterThanOrEqual(2 * text.length);
+    expect(twice.output_bytes).toBe(2 * text.length);
   }, 90_000);
 
   it('returns the server’s error as ok: false with its raw text (isError)', async () => {
@@ -446,24 +446,17 @@ describe('the mcp executor and a server whose structuredContent nests thousands 
   });
 
   // Review K, K14: a content block that is not text was serialised whole, and 200,000 levels in its _meta made the
-  // receipt INTERNAL_ERROR "Maximum call stack size exceeded", the server's text lost.
+  // receipt INTERNAL_ERROR "Maximum call stack size exceeded", the server's text lost. Such blocks are now listed as
+  // attachments, their _meta not kept (review userZ11, U11-8).
   describe('when a content block that is not text nests 200,000 levels deep', () => {
     it.each([
-      ['an image block’s _meta', 'meta', 'image', 'depth 200000\n', '\nafter'],
-      ['an embedded resource’s _meta', 'resource', 'resource', 'depth 200000\n', ''],
-    ])('keeps the answer, %s replaced by a note', async (_name, where, type, before, after) => {
+      ['an image block’s _meta', 'meta', 'depth 200000\nafter', { index: 1, type: 'image', mime_type: 'image/png', bytes: 1, data: 'AA==' }],
+      ['an embedded resource’s _meta', 'resource', 'depth 200000', { index: 1, type: 'resource', uri: 'file:///deep.txt', mime_type: null, bytes: 1, text: 'r' }],
+    ])('keeps the answer, %s left out', async (_name, where, output, attachment) => {
       const receipt = receiptOf(await gateway.call('deep', { depth: 200_000, where }));
-      expect(receipt).toMatchObject({ ok: true, code: null, error: null });
-      const note = { type, note: 'nested more than 64 levels deep; left out of this receipt' };
-      expect(receipt.output).toBe(`${before}${JSON.stringify(note)}${after}`);
+      expect(receipt).toMatchObject({ ok: true, code: null, error: null, output });
+      expect(receipt.attachments).toEqual([attachment]);
       expect(await gateway.store.receipts.get(receipt.id)).toEqual(receipt);
-    });
-
-    it('keeps a block 60 levels deep raw, its secret redacted', async () => {
-      const receipt = receiptOf(await gateway.call('deep', { depth: 60, where: 'meta' }));
-      const [, block] = receipt.output.split('\n');
-      expect(JSON.parse(block!)).toMatchObject({ type: 'image', data: 'AA==', mimeType: 'image/png' });
-      expect(block).toContain(`${'{"a":'.repeat(60)}"[REDACTED]"${'}'.repeat(60)}`);
     });
   });
 });

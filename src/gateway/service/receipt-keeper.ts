@@ -113,6 +113,7 @@ export class ReceiptKeeper {
       timed_out: result.timed_out, ...(result.resource_limit ? { resource_limit: result.resource_limit } : {}), output_bytes: result.output_bytes, cut_bytes: result.cut_bytes,
       ...(result.output_lossy ? { output_lossy: true } : {}), ...(result.stderr_lossy ? { stderr_lossy: true } : {}),
       ...(result.structured_content === undefined ? {} : { structured_content: result.structured_content }),
+      ...(result.attachments === undefined ? {} : { attachments: result.attachments }),
       commit: registry.index.commit, params, started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), confirmation: approval?.id ?? null,
       timeout_ms: deadline.timeoutMs, ...(deadline.from ? { timeout_from: deadline.from } : {}), caller: options.caller ?? null, session: options.session ?? null, approval,
       source: this.sourceOf(registry),
