@@ -1,4 +1,4 @@
-import type { ApprovalRule, Diagnostic, ParamCondition, PolicyDefinition, ToolDefinition, ToolIndex } from '../core/index.js';
+import { foldedKey, type ApprovalRule, type Diagnostic, type ParamCondition, type PolicyDefinition, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import { conditionKeyProblems } from '../policy/index.js';
 import { unknownPolicyMember, writtenDocument, type DefinitionFile } from '../scanner/index.js';
 
@@ -13,8 +13,8 @@ export function refusedPolicyProblems(files: readonly DefinitionFile[], index: T
   const told = new Set(index.errors.map(place));
   const tools = index.tools as readonly ToolDefinition[];
   const groups = new Set(tools.flatMap((tool) => (tool.group ? [tool.group] : [])));
-  // a tool whose own definition is broken is still a known name, as the scan has it
-  const known = new Set(['*', ...tools.flatMap((tool) => [tool.name, ...tool.aliases]).map((name) => name.toLowerCase()), ...brokenToolFolders(index)]);
+  // a tool whose own definition is broken is still a known name, as the scan has it; folded as the scan compares them
+  const known = new Set(['*', ...[...tools.flatMap((tool) => [tool.name, ...tool.aliases, ...(tool.group ? [tool.group] : [])]), ...brokenToolFolders(index)].map(foldedKey)]);
   const problems: Diagnostic[] = [];
   const drafts: PolicyDefinition[] = [];
   for (const file of files) {
@@ -30,7 +30,7 @@ export function refusedPolicyProblems(files: readonly DefinitionFile[], index: T
         if (!isRecord(rule) || !Array.isArray(rule.tools)) return;
         const names = rule.tools.filter((tool): tool is string => typeof tool === 'string');
         rule.tools.forEach((tool, member) => {
-          if (typeof tool !== 'string' || known.has(tool.toLowerCase()) || groups.has(tool)) return;
+          if (typeof tool !== 'string' || known.has(foldedKey(tool))) return;
           const { line, column } = locator.locate([section, index, 'tools', member]);
           problems.push({ file: file.path, line, column, severity: 'error', code: 'UNKNOWN_MEMBER', message: unknownPolicyMember(name, tool, [...tools.map((known) => known.name), ...groups]) });
         });
@@ -55,14 +55,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-// the folders of tools refused for an error of their own (tools/<folder>/TOOL.hdlp), lower case
+// the folders of tools refused for an error of their own (tools/<folder>/TOOL.hdlp)
 function brokenToolFolders(index: ToolIndex): string[] {
-  return index.errors.flatMap((diagnostic) => /^tools\/([^/]+)\/TOOL\.hdlp$/.exec(diagnostic.file)?.[1]?.toLowerCase() ?? []);
+  return index.errors.flatMap((diagnostic) => /^tools\/([^/]+)\/TOOL\.hdlp$/.exec(diagnostic.file)?.[1] ?? []);
 }
 
-// the tools a rule's names cover: `*` every one; a name, an alias or a group its tools
+// the tools a rule's names cover: `*` every one; a name, an alias or a group its tools, folded as the gateway matches them
 function covered(names: readonly string[], tools: readonly ToolDefinition[]): ToolDefinition[] {
   if (names.includes('*')) return [...tools];
-  const wanted = new Set(names.map((name) => name.toLowerCase()));
-  return tools.filter((tool) => [tool.name, ...tool.aliases].some((name) => wanted.has(name.toLowerCase())) || (tool.group !== undefined && names.includes(tool.group)));
+  const wanted = new Set(names.map(foldedKey));
+  return tools.filter((tool) => [tool.name, ...tool.aliases, ...(tool.group !== undefined ? [tool.group] : [])].some((name) => wanted.has(foldedKey(name))));
 }

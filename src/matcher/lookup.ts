@@ -66,8 +66,7 @@ function byAlias(index: ToolIndex, table: AliasTable, name: string): ToolDefinit
   const key = aliasKey(name);
   // the name of a definition in the repository that is broken is that tool, not served: folded, 'hello' ran its case
   // twin 'Hello', kept by path order, where the caller was told TOOL_BROKEN before names resolved in any case
-  const file = `tools/${name}/TOOL.hdlp`;
-  if (!table.byKey.has(key) && index.errors.some((diagnostic) => diagnostic.file === file)) return undefined;
+  if (!table.byKey.has(key) && table.broken.has(`tools/${name}/TOOL.hdlp`)) return undefined;
   // an alias two tools claim (null) stays unresolved: folding does not pick one of them
   const position = table.byKey.has(key) ? table.byKey.get(key) : table.byFold.get(foldedKey(name));
   return position === undefined || position === null ? undefined : toolsOf(index).at(position);
@@ -78,6 +77,8 @@ interface AliasTable {
   byKey: Map<string, number | null>;
   byFold: Map<string, number | null>;
   written: AliasesByPosition;
+  /** the files of the tool definitions the index holds errors of (`tools/<folder>/TOOL.hdlp`): read once, not on each miss */
+  broken: ReadonlySet<string>;
 }
 
 // each alias to the position of the tool that claims it: the table holds no tool (of a registry made from a scan
@@ -105,7 +106,9 @@ function* aliasTableSteps(index: ToolIndex): Generator<void, AliasTable, void> {
       positions.push(position);
     }
   }
-  return { byKey, byFold, written: { texts, positions } };
+  const broken = new Set<string>();
+  for (const diagnostic of index.errors) if (diagnostic.file.startsWith('tools/') && diagnostic.file.endsWith('/TOOL.hdlp')) broken.add(diagnostic.file);
+  return { byKey, byFold, written: { texts, positions }, broken };
 }
 
 /** Looks a tool up by name or alias and validates the params against its schema. */

@@ -1,7 +1,7 @@
 import express, { type RequestHandler, type Response, type Router } from 'express';
 import type { ApprovalRecord, ApprovalStatus } from '../store/index.js';
 import { takeWaitSlot, tooManyWaits } from './approval-waits.js';
-import type { OversightGateway } from './oversight-gateway.js';
+import { rejectionsTool, type OversightGateway } from './oversight-gateway.js';
 import { MAX_APPROVAL_WAIT_SECONDS } from '../export/index.js';
 import { approvalPosition, approvalSeenBy, receiptSeenBy, type ApprovalAnswer, type Principal } from '../policy/index.js';
 import { REJECTION_CODES } from '../openapi/index.js';
@@ -142,7 +142,7 @@ export function approvalRouter(gateway: OversightGateway, options: { maxBodyByte
     const everyone = principal.roles.has('admin') || principal.roles.has('approver');
     const caller = everyone ? stringOf(query['caller']) : principal.name;
     const page = await gateway.store.rejections.list({
-      ...(caller !== undefined ? { caller } : {}), ...(stringOf(query['tool']) ? { tool: stringOf(query['tool'])! } : {}),
+      ...(caller !== undefined ? { caller } : {}), ...(stringOf(query['tool']) ? { tool: rejectionsTool(gateway, stringOf(query['tool'])!) } : {}),
       ...(code ? { code } : {}), ...(since !== undefined ? { since } : {}), limit: limit + 1, offset,
     });
     response.json({ rejections: page.slice(0, limit), limit, offset, next_offset: page.length > limit ? offset + limit : null });

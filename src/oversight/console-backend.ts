@@ -3,7 +3,7 @@ import { findTool } from '../core/index.js';
 import { receiptReadsOf } from '../http-edge/index.js';
 import { eventVisibleTo } from '../events/index.js';
 import type { SessionState } from '../sessions/index.js';
-import type { OversightGateway } from './oversight-gateway.js';
+import { rejectionsTool, type OversightGateway } from './oversight-gateway.js';
 import { consoleApprovals } from './console-approvals.js';
 
 /**
@@ -35,7 +35,7 @@ export function consoleBackend(gateway: OversightGateway, sessionKey: Buffer): C
     receipt: (id, chars, caller) => gateway.store.receipts.excerpt(id, chars, caller === undefined ? {} : { caller }),
     receiptRaw: (id, field, caller) => gateway.store.receipts.rawField(id, field, caller === undefined ? {} : { caller }),
     receiptReads: receiptReadsOf(gateway),
-    rejections: (query) => gateway.store.rejections.list(query),
+    rejections: (query) => gateway.store.rejections.list(query.tool !== undefined ? { ...query, tool: rejectionsTool(gateway, query.tool) } : query),
     registry: () => ({ index: gateway.registry.index, ...(gateway.scanError ? { scanError: gateway.scanError } : {}) }),
     sessions: async (): Promise<ConsoleSessionSummary[]> => (await gateway.sessions.list()).map((state) => sessionSummary(gateway, state)),
     approvals: consoleApprovals(gateway),

@@ -17,7 +17,7 @@ export interface OversightGateway {
   readonly sessions: Pick<SessionManager, 'list' | 'goneHeld'>;
   readonly store: Pick<Store, 'receipts' | 'rejections' | 'signOuts' | 'now'>;
   /** the registry calls start on now */
-  readonly registry: { index: ToolIndex; matcher: Pick<Matcher, 'lookup'> };
+  readonly registry: { index: ToolIndex; matcher: Pick<Matcher, 'lookup' | 'resolve'> };
   /** the last rescan's failure, if the index is served in spite of it */
   readonly scanError: { message: string; at: string } | undefined;
   /** a call's params as people and callers are shown them: without any configured secret */
@@ -30,6 +30,15 @@ export interface OversightGateway {
   principal(name: string | undefined): Principal;
   decide(id: string, principal: Principal, verdict: 'approve' | 'deny', options?: DecideOptions): Promise<ApprovalAnswer>;
   cancelApproval(id: string, principal: Principal, reason: string | null): Promise<ApprovalAnswer>;
+}
+
+/**
+ * The tool name a rejections filter's `tool` stands for: rejections of a tool the call resolved to are kept under its
+ * name, so a filter naming it by an alias, or by any spelling a call folds to it (case, NFKC, white space, ё as е),
+ * found none (review userZ11, U11-13). A name no tool answers to now (an unknown tool's, as asked) is looked for as it is.
+ */
+export function rejectionsTool(gateway: Pick<OversightGateway, 'registry'>, tool: string): string {
+  return gateway.registry.matcher.resolve(tool)?.name ?? tool;
 }
 
 /** What an approval wait answers for a decided request that has a receipt: the outcome the gateway's call path gives for a call that ran. */

@@ -1,4 +1,4 @@
-import { eachTool, findTool, formatDiagnostic, knownParamLists, type ContestedName, toolCount, toolNameAt, toolsOf, type AccessGate, type ApprovalRule, type Diagnostic, type PolicyDecisionKind, type ToolDefinition, type ToolIndex, unionOf } from '../core/index.js';
+import { eachTool, findTool, foldedKey, formatDiagnostic, knownParamLists, type ContestedName, toolCount, toolNameAt, toolsOf, type AccessGate, type ApprovalRule, type Diagnostic, type PolicyDecisionKind, type ToolDefinition, type ToolIndex, unionOf } from '../core/index.js';
 import { conditionKeyProblems, type CoveredParams } from './condition-keys.js';
 import { compileCondition, modeOf, type ValueTest } from './param-conditions.js';
 
@@ -42,9 +42,9 @@ export class PolicySet {
   readonly broken: Diagnostic[];
   /** `when` keys no tool of their rule takes: errors (in `broken`), and warnings where a tool's schema is open (UNKNOWN_PARAM) */
   readonly conditions: Diagnostic[];
-  // names, aliases and groups as tool names: made when a rule or a base list first names tools (tens of
+  // names, aliases and groups as tool names, by folded key: made when a rule or a base list first names tools (tens of
   // milliseconds at 10,000 tools that a registry without policies never needs)
-  private tables: { names: Map<string, string>; groups: Map<string, string[]>; contested: Map<string, ContestedName> } | undefined;
+  private tables: NameTables | undefined;
   private readonly gates = new Map<string, PolicyGate[]>();
   private readonly rules: Array<{ compiled: CompiledRule; tools: ReadonlySet<string> | 'all' }> = [];
   private readonly rulesByTool = new Map<string, CompiledRule[]>();
@@ -152,20 +152,17 @@ export class PolicySet {
   /** The entries of a base list that name no tool, alias or group of this index (they give nothing), with the toolset one names. */
   unmatchedNames(names: readonly string[]): Array<{ name: string; toolset?: string }> {
     const tables = (this.tables ??= this.nameTables());
-    const toolsets = new Map(this.index.toolsets.map((toolset) => [toolset.name.toLowerCase(), toolset.name]));
+    const toolsets = new Map(this.index.toolsets.map((toolset) => [foldedKey(toolset.name), toolset.name]));
     return names
-      .filter((name) => name !== '*' && !tables.names.has(name.toLowerCase()) && !tables.groups.has(name.toLowerCase()))
-      .map((name) => ({ name, ...(toolsets.has(name.toLowerCase()) ? { toolset: toolsets.get(name.toLowerCase())! } : {}) }));
+      .filter((name) => name !== '*' && !tables.names.has(foldedKey(name)) && !tables.groups.has(foldedKey(name)))
+      .map((name) => ({ name, ...(toolsets.has(foldedKey(name)) ? { toolset: toolsets.get(foldedKey(name))! } : {}) }));
   }
 
   /** The entries of a list that name a contested name (a tool's, and an alias other tools were refused), with what each could mean. */
   contestedNames(names: readonly string[]): Array<{ name: string; claim: ContestedName }> {
     if (!this.index.contested) return [];
     const tables = (this.tables ??= this.nameTables());
-    return names.flatMap((name) => {
-      const claim = tables.contested.get(name.toLowerCase());
-      return claim ? [{ name, claim }] : [];
-    });
+    return names.flatMap((name) => (tables.contested.get(foldedKey(name)) ?? []).map((claim) => ({ name, claim })));
   }
 
   /**
@@ -173,41 +170,60 @@ export class PolicySet {
    * its tools: a list that `restricts` (deny, approve, a gate) covers them all, one that `allows` none of them. So with
    * a name that is a tool's (or an alias) and also a group: a definition's `group` is any pusher's to write, and
    * `group: Git-Ops` made a new tool one of what `principals.ci-bot.tools: [git-ops]` or an `allow` rule for git-ops
-   * gives (review Z6, Z6-3): a list that allows gives the tool alone, one that restricts covers the group too.
+   * gives (review Z6, Z6-3): a list that allows gives the tool alone, one that restricts covers the group too. Names
+   * are compared as a call's name resolves (`foldedKey`: NFKC, any case, white space, ё as е): a deny of 'подсчет слов'
+   * missed the alias 'подсчёт слов' that a call of 'подсчет слов' ran (review Z21-7). A key two tools share (the scan
+   * refuses such claims; fail closed all the same) restricts both and allows neither.
    */
   private expand(names: readonly string[], list: 'restricts' | 'allows'): ReadonlySet<string> | 'all' {
     if (names.includes('*')) return 'all';
     const tools = new Set<string>();
     const tables = (this.tables ??= this.nameTables());
     for (const name of names) {
-      const claim = tables.contested.get(name.toLowerCase());
-      if (claim && list === 'allows') continue;
-      if (claim) for (const refused of [...claim.refused, ...(claim.twins ?? [])]) tools.add(refused);
-      const tool = tables.names.get(name.toLowerCase());
-      if (tool) tools.add(tool);
-      if (tool && list === 'allows') continue;
+      const key = foldedKey(name);
+      const claims = tables.contested.get(key);
+      if (claims && list === 'allows') continue;
+      for (const claim of claims ?? []) for (const refused of [...claim.refused, ...(claim.twins ?? [])]) tools.add(refused);
+      const named = tables.names.get(key);
+      if (named && list === 'allows') {
+        if (named.length === 1) tools.add(named[0]!);
+        continue;
+      }
+      for (const tool of named ?? []) tools.add(tool);
       // groups in any letter case, as names and aliases are: `Web` and `web` name the same group (review V, V1)
-      for (const member of tables.groups.get(name.toLowerCase()) ?? []) tools.add(member);
+      for (const member of tables.groups.get(key) ?? []) tools.add(member);
     }
     return tools;
   }
 
-  private nameTables(): { names: Map<string, string>; groups: Map<string, string[]>; contested: Map<string, ContestedName> } {
-    const names = new Map<string, string>();
-    const contested = new Map((this.index.contested ?? []).map((claim) => [claim.name, claim]));
+  private nameTables(): NameTables {
+    const names = new Map<string, string[]>();
+    const contested = new Map<string, ContestedName[]>();
     const groups = new Map<string, string[]>();
+    // pushed, not copied: a copy per member is quadratic in a group's size; a tool's own keys come one after another,
+    // so a tool already there is the last one
+    const add = <T>(map: Map<string, T[]>, key: string, value: T): void => {
+      const values = map.get(key);
+      if (!values) map.set(key, [value]);
+      else if (values[values.length - 1] !== value) values.push(value);
+    };
+    // 'подсчёт слов' and 'подсчет слов' refused to two tools are two claims with one key
+    for (const claim of this.index.contested ?? []) add(contested, foldedKey(claim.name), claim);
     // one tool at a time: reading index.tools would make and keep every definition of a lazily read index
     for (const tool of eachTool(this.index)) {
-      names.set(tool.name.toLowerCase(), tool.name);
-      for (const alias of tool.aliases) names.set(alias.toLowerCase(), tool.name);
-      if (!tool.group) continue;
-      // pushed, not copied: a copy per member is quadratic in a group's size
-      const members = groups.get(tool.group.toLowerCase());
-      if (members) members.push(tool.name);
-      else groups.set(tool.group.toLowerCase(), [tool.name]);
+      add(names, foldedKey(tool.name), tool.name);
+      for (const alias of tool.aliases) add(names, foldedKey(alias), tool.name);
+      if (tool.group) add(groups, foldedKey(tool.group), tool.name);
     }
     return { names, groups, contested };
   }
+}
+
+// names and aliases, groups, and contested names, each by folded key, to what they stand for
+interface NameTables {
+  names: Map<string, string[]>;
+  groups: Map<string, string[]>;
+  contested: Map<string, ContestedName[]>;
 }
 
 // the names of every tool of the index, in order, without making any tool

@@ -1,4 +1,4 @@
-import { contestedMessage, eachTool, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { contestedMessage, eachTool, foldedKey, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import type { RegistryView } from './registry-view.js';
 import type { ActiveToolset } from './session-state.js';
 
@@ -59,29 +59,30 @@ export interface VisibilityInput {
 
 /**
  * The config-level deny list (`sessions.deny`): tool names, aliases and groups no session may see or run. Matched as
- * the policies' lists are, in any letter case and by alias too: a list that names a tool another way than the
- * registry spells it still denies it, never silently nothing.
+ * the policies' lists are, and as a call's name resolves (`foldedKey`: NFKC, any letter case, white space, ё as е),
+ * and by alias too: a list that names a tool another way than the registry spells it still denies it, never silently
+ * nothing. An entry 'подсчет слов' missed the alias 'подсчёт слов' that a call of 'подсчет слов' ran (review Z21-7).
  */
 export function denyListRights(deny: readonly string[]): RightsLayer {
-  const denied = new Set(deny.map(nameKey));
+  const denied = new Set(deny.map(foldedKey));
   return {
     name: 'sessions.deny',
     warnings: (index) => contestedDenyEntries(deny, index),
     refuse(tool, _subject, index) {
-      if (denied.has(nameKey(tool.name))) return `'${tool.name}' is on the gateway's deny list (sessions.deny in the config)`;
-      const alias = tool.aliases.find((name) => denied.has(nameKey(name)));
+      if (denied.has(foldedKey(tool.name))) return `'${tool.name}' is on the gateway's deny list (sessions.deny in the config)`;
+      const alias = tool.aliases.find((name) => denied.has(foldedKey(name)));
       if (alias !== undefined) return `'${tool.name}' is on the gateway's deny list as its alias '${alias}' (sessions.deny in the config)`;
       // an alias the tool declares and was refused, since another tool answers to it: the entry could mean either (review Z, Z1)
-      const refused = index.contested?.find((claim) => claim.refused.includes(tool.name) && denied.has(nameKey(claim.name)));
+      const refused = index.contested?.find((claim) => claim.refused.includes(tool.name) && denied.has(foldedKey(claim.name)));
       if (refused !== undefined) return `'${tool.name}' is on the gateway's deny list as '${refused.name}', an alias it declares that ${refused.holder !== undefined ? `tool '${refused.holder}' answers to` : 'another tool claims too'} (sessions.deny in the config)`;
-      if (tool.group !== undefined && denied.has(nameKey(tool.group))) return `'${tool.name}' is in group '${tool.group}', which the gateway's deny list (sessions.deny) names`;
+      if (tool.group !== undefined && denied.has(foldedKey(tool.group))) return `'${tool.name}' is in group '${tool.group}', which the gateway's deny list (sessions.deny) names`;
       return undefined;
     },
     refuseUnread(name, _subject, index) {
-      if (denied.has(nameKey(name))) return `'${name}' is on the gateway's deny list (sessions.deny in the config)`;
+      if (denied.has(foldedKey(name))) return `'${name}' is on the gateway's deny list (sessions.deny in the config)`;
       // an entry that is no served tool's name or alias may be the unread tool's group: it may deny it
       const names = servedNames(index);
-      return deny.some((entry) => !names.has(nameKey(entry))) ? `the gateway's deny list (sessions.deny) may name the group of '${name}', which cannot be read` : undefined;
+      return deny.some((entry) => !names.has(foldedKey(entry))) ? `the gateway's deny list (sessions.deny) may name the group of '${name}', which cannot be read` : undefined;
     },
   };
 }
@@ -93,7 +94,7 @@ function servedNames(index: ToolIndex): ReadonlySet<string> {
   let names = servedNamesOf.get(index);
   if (names === undefined) {
     const known = new Set<string>();
-    for (const tool of eachTool(index)) for (const name of [tool.name, ...tool.aliases]) known.add(nameKey(name));
+    for (const tool of eachTool(index)) for (const name of [tool.name, ...tool.aliases]) known.add(foldedKey(name));
     servedNamesOf.set(index, (names = known));
   }
   return names;
@@ -105,23 +106,18 @@ export function unmatchedDenyEntries(deny: readonly string[], index: ToolIndex):
   const known = new Set<string>();
   // one tool at a time: reading index.tools would make and keep every definition of a lazily read index
   for (const tool of eachTool(index)) {
-    known.add(nameKey(tool.name));
-    for (const alias of tool.aliases) known.add(nameKey(alias));
-    if (tool.group !== undefined) known.add(nameKey(tool.group));
+    known.add(foldedKey(tool.name));
+    for (const alias of tool.aliases) known.add(foldedKey(alias));
+    if (tool.group !== undefined) known.add(foldedKey(tool.group));
   }
-  return deny.filter((entry) => !known.has(nameKey(entry)));
+  return deny.filter((entry) => !known.has(foldedKey(entry)));
 }
 
 /** The entries of a deny list naming a contested name of `index` (one tool's, another's refused alias), said as it is read: it denies them all. */
 function contestedDenyEntries(deny: readonly string[], index: ToolIndex): string[] {
   if (deny.length === 0 || !index.contested) return [];
-  const denied = new Set(deny.map(nameKey));
-  return index.contested.filter((claim) => denied.has(nameKey(claim.name))).map((claim) => contestedMessage('sessions.deny', claim.name, claim));
-}
-
-// a name as every list of tools compares it: Unicode-normalised, spaces collapsed, any letter case
-function nameKey(name: string): string {
-  return name.normalize('NFKC').trim().toLowerCase().replace(/\s+/g, ' ');
+  const denied = new Set(deny.map(foldedKey));
+  return index.contested.filter((claim) => denied.has(foldedKey(claim.name))).map((claim) => contestedMessage('sessions.deny', claim.name, claim));
 }
 
 /** Why a tool has its state, as data: `decideVisibility` words it; views, which ask about every tool, never need the words. */

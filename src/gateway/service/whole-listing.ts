@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ToolDefinition } from '../../core/index.js';
+import { foldedKey, type ToolDefinition } from '../../core/index.js';
 import { wholeListing, wholeListingWarning } from '../../sessions/index.js';
 import type { Gateway } from './gateway.js';
 
@@ -12,9 +12,10 @@ import type { Gateway } from './gateway.js';
 export function warnOfWholeListing(gateway: Pick<Gateway, 'config' | 'registry'>, logger: Pick<Logger, 'warn'>, narrow: string): void {
   try {
     const { onDemand, deny } = gateway.config.sessions;
-    const named = new Set([...onDemand, ...deny].map((name) => name.toLowerCase()));
+    // folded as a call's name resolves, and as sessions.deny is matched
+    const named = new Set([...onDemand, ...deny].map(foldedKey));
     const reserved = (tool: ToolDefinition): boolean =>
-      named.size > 0 && [tool.name, tool.group, ...tool.aliases].some((name) => name !== undefined && named.has(name.toLowerCase()));
+      named.size > 0 && [tool.name, tool.group, ...tool.aliases].some((name) => name !== undefined && named.has(foldedKey(name)));
     const listing = wholeListing(gateway.registry.index, reserved);
     if (listing) logger.warn({ tools: listing.tools, budget_chars: listing.budget }, wholeListingWarning(listing, narrow));
   } catch (error) {
