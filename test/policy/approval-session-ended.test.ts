@@ -5,7 +5,9 @@
 // The person could not approve what would in fact run. Now the approval is recorded (202, nothing ran there) and says
 // it runs once the caller's next session serves; the console offers it, and the CLI over the gateway's URL records it.
 // The agent presenting its confirmation token at hldp serve is told to confirm it in its next session (the token
-// stays good), not to "decide it at the instance that filed it", which has exited. The run stays the caller's.
+// stays good), not to "decide it at the instance that filed it", which has exited. The run stays the caller's. And an
+// hldp mcp given the gateway's config file, listen.public_url with it, no longer records that URL as its own: hldp serve
+// read its requests as filed there, under settings changed since, and offered Deny only.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +15,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleCsrf, signInToConsole } from '../helpers/console-sign-in.js';
+import { freePort } from '../helpers/free-port.js';
 import { HLDP_BIN, runCli } from '../helpers/run-cli.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
 import { api, policyRepository, PRINCIPAL_ENV, PRINCIPALS_YAML, TOKENS } from './support.js';
@@ -63,10 +66,12 @@ describe("an approval for a call whose agent's stdio hldp mcp has exited (integr
     folder = made.temp.path;
     repo = made.repo;
     configFile = join(folder, 'config.yaml');
-    await writeFile(configFile, PRINCIPALS);
+    // the gateway's config file, as DETAILS-mcp.md tells a client line to give hldp mcp: with the URL people reach it at
+    const port = await freePort();
+    await writeFile(configFile, `${PRINCIPALS}listen:\n  public_url: http://127.0.0.1:${port}\n`);
     await mkdir(join(folder, 'workspace'));
     env = { HLDP_CACHE_DIR: join(folder, 'cache'), HLDP_DATA_DIR: join(folder, 'data'), HLDP_WORKSPACE: join(folder, 'workspace'), HLDP_POLL_INTERVAL_MS: '600000', HLDP_LOG_LEVEL: 'warn', ...PRINCIPAL_ENV };
-    serve = await spawnService(['serve', '--port', '0', '--repo', repo, '--config', configFile], { ...env, LANG: 'C.UTF-8' }, / at (http:\/\/[\d.:]+)\n/);
+    serve = await spawnService(['serve', '--port', String(port), '--repo', repo, '--config', configFile], { ...env, LANG: 'C.UTF-8' }, / at (http:\/\/[\d.:]+)\n/);
     stops.push(() => serve.stop());
   }, 180_000);
   afterAll(async () => {
