@@ -100,6 +100,8 @@ export interface PendingApproval {
   stranded?: boolean;
   /** with `stranded`: filed by another process that no longer serves, and no instance serving has its settings: it can only be denied (review userZ6 F10) */
   gone?: boolean;
+  /** not stranded: filed by an agent's stdio hldp mcp that has exited; approving it is offered, and its next session runs it (U11-16) */
+  ended?: boolean;
   /** the gateway's secrets its params hold, by setting (shown `[REDACTED]`, they run as written; review userZ6 F12) */
   secrets_held?: string[];
   filed_at?: string;

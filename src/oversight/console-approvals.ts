@@ -19,7 +19,7 @@ function pendingOf(record: ApprovalRecord, gateway: OversightGateway, viewer: Pr
   const held = gateway.secretsHeld(record.params);
   return {
     ...(held.length > 0 ? { secrets_held: held } : {}),
-    ...(outdated ? { outdated } : {}), ...(elsewhere ? { elsewhere: elsewhere.text, ...(elsewhere.stranded ? { stranded: true } : {}), ...(elsewhere.gone ? { gone: true } : {}) } : {}), ...(filedAt ? { filed_at: filedAt } : {}),
+    ...(outdated ? { outdated } : {}), ...(elsewhere ? { elsewhere: elsewhere.text, ...(elsewhere.stranded ? { stranded: true } : {}), ...(elsewhere.gone ? { gone: true } : {}), ...(elsewhere.ended ? { ended: true } : {}) } : {}), ...(filedAt ? { filed_at: filedAt } : {}),
     id: record.id, kind: record.rule.self_approval ? 'confirmation' : 'approval', tool: record.tool, params: gateway.shownParams(record.params), commit: record.commit,
     created_at: record.created_at, expires_at: record.expires_at, caller: record.caller, ...(record.session ? { session: record.session } : {}), reason: record.rule.reason,
   };

@@ -7,6 +7,7 @@ import { approvalPage, maySeeApproval } from './approval-page.js';
 import { fileOnce } from './approval-filing.js';
 import { ApprovalRunning, runSource } from './approval-running.js';
 import { filerWords, instancePlaceProblem, placeDifference, placeProblem, placeUnknown, readsPlaces } from './run-place.js';
+import { sessionEndedApproved, sessionEndedToken, whereItRuns, type Elsewhere } from './approval-elsewhere.js';
 import { deciderProblem, nobodyElseDecides, type PolicyDecision } from './approval-rules.js';
 import { ApprovalSettlement, lapsedRun } from './approval-settlement.js';
 import { ApprovalWaiters } from './approval-waiters.js';
@@ -151,42 +152,18 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
    * Where this request's call runs, when not here (undefined: here): this instance runs calls elsewhere, or confined
    * otherwise, than the process that filed it. `stranded`: that process was this very gateway, under settings it no
    * longer has (it was restarted with others: review userZ4, F15), so it cannot run it as approved; `gone` too: that
-   * process no longer serves and no instance serving on the store has its settings (review userZ6 F10). What the console
+   * process no longer serves and no instance serving on the store has its settings (review userZ6 F10); `ended`, not
+   * stranded: that process was an agent's stdio hldp mcp that has exited, and its next session runs it (U11-16). What the console
    * shows in place of *Approve and run*; to `reader`, when it is no admin, without the settings' values or the
    * instances' URLs and hosts (`readsPlaces`, review Z3, Z3-4).
    */
-  elsewhere(record: ApprovalRecord, reader: Pick<Principal, 'roles'>): { text: string; stranded: boolean; gone?: boolean } | undefined {
+  elsewhere(record: ApprovalRecord, reader: Pick<Principal, 'roles'>): Elsewhere | undefined {
     return this.#elsewhere(record, readsPlaces(reader));
   }
 
-  // the same, its values and URLs shown or not (`values`: the reader is an admin)
-  #elsewhere(record: ApprovalRecord, values: boolean): { text: string; stranded: boolean; gone?: boolean } | undefined {
-    const difference = placeDifference(record, this.#host.place, "this instance's", values);
-    if (difference === undefined) return undefined;
-    const self = this.#host.filer();
-    const until = `until ${record.expires_at}`;
-    if (self.url !== null && record.rule.filed_by?.url === self.url) {
-      return {
-        stranded: true,
-        text: `this gateway's settings changed since request '${record.id}' was filed here${values ? ` (${self.url}, then ${record.rule.filed_by.by})` : ''}: ${difference}. It can run only at a gateway with the settings it was filed under, and this one no longer has them: deny it, and its caller must call the tool again (or approve it at another instance still running with those settings, if one does). Nothing ran; it stays pending ${until}`,
-      };
-    }
-    // the filer restarted with other settings (or stopped), and no instance serving has its settings: approving it here
-    // offered a run nothing would act on, and it expired unrun while its approver believed it would run (review userZ6 F10)
-    if (this.#live.runsIt(record) === false) {
-      // a filer that said it stopped moments ago may be in a rolling restart: the approver is told to wait, not only to
-      // deny a request that runs seconds later (review userZ8, M3)
-      const left = this.#live.leftAgo(record);
-      const restart = left === undefined ? '' : ` If it is being restarted with the settings it had (it stopped ${Math.max(1, Math.round(left / 1000))} s ago), wait until it serves again: approving is offered then, and it runs there.`;
-      return {
-        stranded: true, gone: true,
-        text: `no gateway serving now runs request '${record.id}': ${filerWords(record, values)} no longer serves, and no instance serving on this store has the settings it was filed under (this one does not: ${difference}). Approving it would record a decision nothing acts on, and it would expire unrun: deny it, and its caller must call the tool again (or start a gateway with its settings, then approve it).${restart} Nothing ran; it stays pending ${until}`,
-      };
-    }
-    return {
-      stranded: false,
-      text: `request '${record.id}' runs at ${filerWords(record, values)}, or at any gateway with its settings, not here: ${difference}. Approving it here records the decision; the call then runs once there, when it next looks (every second while it serves, or when its caller waits for the request), and its receipt answers the caller. If no gateway with its settings runs it before it expires (${record.expires_at}), it expires with nothing run`,
-    };
+  // the same, its values and URLs shown or not (`values`: the reader is an admin); `ended`: an agent's exited hldp mcp filed it (U11-16)
+  #elsewhere(record: ApprovalRecord, values: boolean): Elsewhere | undefined {
+    return whereItRuns(record, this.#host.place, this.#host.filer(), this.#live, values);
   }
 
   /** Waits up to `ms` for the request to be decided and its receipt stored (expiring it when its time comes). */
@@ -309,7 +286,11 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const placed = options.leaveIfElsewhere ? undefined : this.#elsewhere(record, decider.readsPlaces);
     const elsewhere = options.leaveIfElsewhere ? placeProblem(record, this.#host.place) : placed?.text;
     // a confirmation token is its caller's, presented where the call runs; elsewhere it stays good
-    if (elsewhere !== undefined && decider.token) return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: options.leaveIfElsewhere ? elsewhere : (instancePlaceProblem(record, this.#host.place, this.#host.filer(), decider.readsPlaces) ?? elsewhere) };
+    if (elsewhere !== undefined && decider.token) {
+      // the agent's hldp mcp that filed it has exited: its next session confirms it (U11-3), not "the instance that filed it"
+      const ended = placed?.ended ? sessionEndedToken(record, placeDifference(record, this.#host.place, "this instance's", decider.readsPlaces) ?? '') : undefined;
+      return { ok: false, code: 'APPROVAL_MISMATCH', approval: record, error: options.leaveIfElsewhere ? elsewhere : (ended ?? instancePlaceProblem(record, this.#host.place, this.#host.filer(), decider.readsPlaces) ?? elsewhere) };
+    }
     // a change to what the request was judged against (the tool's definition, the policies) is refused, not forwarded;
     // any other commit (a README, another tool) leaves it decidable (review userX, X3)
     const registry = this.#host.registry();
@@ -331,7 +312,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     }
     // where it runs, its gateway asks these again as it reads them (its registry and principals may not be this
     // process's) before it runs it, and cancels it there if so: here they would cancel what it would run (review Z5, Z5-10)
-    if (elsewhere !== undefined && !placed?.stranded) return this.#approveElsewhere(record, decider, reason, via, options);
+    if (elsewhere !== undefined && !placed?.stranded) return this.#approveElsewhere(record, decider, reason, via, options, placed?.ended === true);
     // the decider is not the caller: say who must call again (review userX, X3)
     const again = `nothing ran, and request '${record.id}' is cancelled: its caller '${record.caller}' must call the tool again for a new request`;
     if (changed !== undefined) return this.#outdated(record, decider, `${changed}; ${again}`);
@@ -361,7 +342,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
    * makes exactly one decision win. A gateway of the request's place claims and runs it (`ApprovalRunning`). The
    * deadline is chosen where the call runs, so a decider's own `timeout_ms` is refused here, the request left pending.
    */
-  async #approveElsewhere(record: ApprovalRecord, decider: Decider, reason: string | null, via: ApprovalDecision['via'], options: DecideOptions): Promise<ApprovalAnswer> {
+  async #approveElsewhere(record: ApprovalRecord, decider: Decider, reason: string | null, via: ApprovalDecision['via'], options: DecideOptions, ended: boolean): Promise<ApprovalAnswer> {
     // a one-shot CLI reads the store itself, every request's place with it; an instance tells values to admins only
     const values = options.leaveIfElsewhere === true || decider.readsPlaces;
     const by = decider.name;
@@ -374,7 +355,7 @@ export class ApprovalDesk<Registry extends ApprovalRegistry = ApprovalRegistry> 
     const decided = await this.#host.store.approvals.decide(record.id, { status: 'approved', by, reason, via: options.leaveIfElsewhere ? 'cli' : via });
     if (!decided) return this.#settlement.alreadyDecided(record.id);
     this.#waiters.wake(decided.id);
-    const message = `approved by ${by}; nothing has run yet: '${decided.tool}' runs once at ${filerWords(decided, values)}, or at any gateway with its settings — not here, which runs calls elsewhere (${placeDifference(decided, this.#host.place, options.leaveIfElsewhere ? "this process's" : "this instance's", values) ?? 'another place'}) — when it next looks (every second while it serves, or when its caller waits for the request), and its receipt answers the caller. If none runs it before ${decided.expires_at}, it expires with nothing run. GET /v1/approvals/${decided.id}?wait=30 waits for the receipt`;
+    const message = ended ? sessionEndedApproved(decided, by) : `approved by ${by}; nothing has run yet: '${decided.tool}' runs once at ${filerWords(decided, values)}, or at any gateway with its settings — not here, which runs calls elsewhere (${placeDifference(decided, this.#host.place, options.leaveIfElsewhere ? "this process's" : "this instance's", values) ?? 'another place'}) — when it next looks (every second while it serves, or when its caller waits for the request), and its receipt answers the caller. If none runs it before ${decided.expires_at}, it expires with nothing run. GET /v1/approvals/${decided.id}?wait=30 waits for the receipt`;
     return { ok: true, approval: decided, receipt: null, runs_elsewhere: { filed_by: values ? decided.rule.filed_by ?? null : null, message } };
   }
 

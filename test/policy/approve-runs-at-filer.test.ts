@@ -135,7 +135,7 @@ describe('an approval decided at hldp serve for a call filed by an agent\'s stdi
     expect(id, text(pending)).toMatch(/^apr_/);
     await close();
     // a process with the request's settings still in the store's roll of serving instances, which never looks at it
-    // (killed a moment ago, its row not yet lapsed): with none, the approval is refused (approval-filer-gone.test.ts)
+    // (killed a moment ago, its row not yet lapsed): with none it is recorded too, for the agent's next hldp mcp session to run (approval-session-ended.test.ts)
     const place = (await api(serve.url, 'GET', `/v1/approvals/${id}`, { who: 'admin' })).body.approval.rule.place;
     const roll = new Database(join(folder, 'data', 'receipts.db'));
     try {
@@ -144,7 +144,7 @@ describe('an approval decided at hldp serve for a call filed by an agent\'s stdi
       roll.close();
     }
 
-    // hldp serve reads the roll every 5 s: until it has read that row, the approval is refused (409, left pending)
+    // hldp serve reads the roll every 5 s: an approval answered 409 is tried again (a gateway filer with none would refuse it: approval-filer-gone.test.ts)
     let approved = await api(serve.url, 'POST', `/v1/approvals/${id}/approve`, { who: 'alice', body: {} });
     for (const end = Date.now() + 30_000; approved.status === 409 && Date.now() < end; ) {
       await new Promise((resolve) => setTimeout(resolve, 500));

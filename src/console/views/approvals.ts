@@ -43,7 +43,7 @@ ${approval.secrets_held ? html`<p class="notice" data-secrets-held="${approval.s
 ${revealed(cut ? params.slice(0, PARAMS_PREVIEW) : params)}</pre>
 ${cut ? html`<p class="notice" data-cut="params">The params are cut here: ${(params.length - PARAMS_PREVIEW).toLocaleString('en')} more characters. <a href="${link}">Read the whole request</a> before deciding.</p>` : ''}
 ${approval.outdated ? html`<p class="notice" data-outdated="true">Outdated: ${revealed(approval.outdated)}. It can no longer run as asked: closing it cancels it, and its caller must call again.</p>` : ''}
-${approval.elsewhere ? html`<p class="notice" data-elsewhere="${approval.gone ? 'gone' : approval.stranded ? 'stranded' : 'true'}">${approval.gone ? 'No gateway runs it' : approval.stranded ? 'Settings changed' : 'Runs elsewhere'}: ${revealed(approval.elsewhere)}.${approval.filed_at ? html` <a href="${approval.filed_at}/console/approvals/${encodeURIComponent(approval.id)}">Open it at the gateway that filed it</a>.` : ''}</p>` : ''}
+${approval.elsewhere ? html`<p class="notice" data-elsewhere="${approval.gone ? 'gone' : approval.stranded ? 'stranded' : approval.ended ? 'ended' : 'true'}">${approval.gone ? 'No gateway runs it' : approval.stranded ? 'Settings changed' : approval.ended ? 'Session ended' : 'Runs elsewhere'}: ${revealed(approval.elsewhere)}.${approval.filed_at ? html` <a href="${approval.filed_at}/console/approvals/${encodeURIComponent(approval.id)}">Open it at the gateway that filed it</a>.` : ''}</p>` : ''}
 ${approval.decidable
   // Enter in the Reason box submits with the form's default button, its first: a disabled one, so Enter sends nothing
   // (it had approved and run a call whose reason said deny, review userZ6 F1); only a button chosen decides
@@ -55,6 +55,9 @@ ${approval.outdated
   ? html`<button type="submit" name="decision" value="approve" class="deny">Close as outdated</button>`
   : approval.stranded
   ? html`<button type="submit" name="decision" value="deny" class="deny">Deny</button>`
+  : approval.ended
+  ? html`<button type="submit" name="decision" value="approve" class="approve">Approve — it runs in the caller's next session</button>
+<button type="submit" name="decision" value="deny" class="deny">Deny</button>`
   : approval.elsewhere
   ? html`<button type="submit" name="decision" value="approve" class="approve">Approve — it runs at the gateway that filed it</button>
 <button type="submit" name="decision" value="deny" class="deny">Deny</button>`

@@ -102,8 +102,10 @@ export class Gateway {
       maxPendingPerCaller: config.maxPendingPerCaller,
       runner,
       place: runPlace(config),
-      // where a decider at an instance that runs calls elsewhere is sent: the URL the operator gave it, else one guessed once it listens
-      filer: () => ({ by: runner.by, url: config.listen.publicUrl ?? reachableUrl(this.keeper.servingAt, config.listen.host), repository: served }),
+      // where a decider at an instance that runs calls elsewhere is sent: the URL the operator gave it, else one guessed once it listens;
+      // none while it serves no HTTP (hldp mcp, hldp call), though its config holds the gateway's public_url: a request an
+      // agent's hldp mcp filed read at hldp serve as "filed here", under settings changed since (U11-16)
+      filer: () => ({ by: runner.by, url: this.keeper.servingAt === undefined ? null : (config.listen.publicUrl ?? reachableUrl(this.keeper.servingAt, config.listen.host)), repository: served }),
       deadline: (tool, requestedMs) => chooseDeadline(tool, requestedMs, config.maxCallTimeoutMs),
       run: (registry, tool, params, approval, deadline, who) => this.keeper.run(registry, tool, params, approval, deadline, who),
       callerProblem: (registry, tool, record) => this.callerProblem(registry, tool, record.caller, record.params),
