@@ -99,7 +99,7 @@ export const TOOLSET_TOOL: MetaTool = {
   inputSchema: {
     type: 'object',
     properties: {
-      action: { type: 'string', enum: ['list', 'enable', 'disable'], default: 'list', description: 'list the toolsets, enable one, or disable one (all, without a name)' },
+      action: { type: 'string', enum: ['list', 'enable', 'disable'], description: 'list the toolsets, enable one, or disable one (all, without a name); left out: enable with a name, list without one' },
       name: { type: 'string', minLength: 1, maxLength: 256, description: 'the toolset, e.g. repo' },
       scope: { type: 'string', enum: ['session', 'turn'], default: 'session', description: 'session: until it times out or is disabled; turn: until this turn ends' },
     },

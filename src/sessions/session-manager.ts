@@ -241,7 +241,7 @@ export class SessionManager {
     const candidates = this.offered(registry, state, result.candidates, principal);
     if (candidates.length === 0) return { result: { found: false, suggestion: NO_TOOL_YOU_MAY_USE, near: [], ...(result.incomplete === undefined ? {} : { incomplete: result.incomplete }) }, changed: false };
     let changed = false;
-    if (state) {
+    if (state && result.confidence !== 'low') { // a low answer's candidates match only part of the request: offered, not loaded (review U11-2)
       changed = loadTools(state, candidates.map((candidate) => candidate.name), this.clock() + this.config.toolsetTtlMs).length > 0;
       this.persist(state);
     }

@@ -1,8 +1,13 @@
 import type { JsonSchema } from '../core/index.js';
+import { asciiJson, halfWidth } from './full-width.js';
 import { signature } from './signatures.js';
 
 /** Seed 000 §12: a small model calls a tool with one line, `TOOL_CALL: name|args`, not with JSON tool calls. */
 export const TOOL_CALL_PREFIX = 'TOOL_CALL:';
+// the prefix as read, once the part before the first `|` or `｜` is made half-width: `TOOL_CALL：` counts (review U11-14)
+const CALL = /^TOOL_CALL\s*:/;
+// a line meant as a call (`tool_call name`, `TOOL_CALL name`): answered with the form, never dropped in silence
+const MEANT = /^TOOL_CALL/i;
 
 /** A parsed `TOOL_CALL` line, or why it is not one the tool can take (with the schema to fix it). */
 export type ParsedToolCall = { ok: true; name: string; args: Record<string, unknown> } | { ok: false; name?: string; error: string };
@@ -21,7 +26,7 @@ export function renderToolCall(name: string, args: Record<string, unknown> = {},
   const bare = schema ? bareParameter(schema) : undefined;
   if (keys.length === 0) return `${TOOL_CALL_PREFIX} ${name}|`;
   const value = args[keys[0]!];
-  if (keys.length === 1 && keys[0] === bare && typeof value === 'string' && value !== '' && !/[\r\n]/.test(value) && !value.trimStart().startsWith('{') && value.trim() === value) {
+  if (keys.length === 1 && keys[0] === bare && typeof value === 'string' && value !== '' && !/[\r\n]/.test(value) && !/^[{｛]/.test(value) && value.trim() === value) {
     return `${TOOL_CALL_PREFIX} ${name}|${value}`;
   }
   return `${TOOL_CALL_PREFIX} ${name}|${JSON.stringify(args)}`;
@@ -30,22 +35,31 @@ export function renderToolCall(name: string, args: Record<string, unknown> = {},
 /** Parses one `TOOL_CALL:` line; with `schemas`, a bare argument is given its parameter's name and unknown or missing parameters are refused with the schema. */
 export function parseToolCall(line: string, schemas?: ToolCallSchemas): ParsedToolCall {
   const text = line.trim();
-  if (!text.startsWith(TOOL_CALL_PREFIX)) return { ok: false, error: `not a tool call: the line must start with '${TOOL_CALL_PREFIX} name|args'` };
-  const body = text.slice(TOOL_CALL_PREFIX.length).trim();
-  const bar = body.indexOf('|');
-  const name = (bar < 0 ? body : body.slice(0, bar)).trim();
-  const raw = bar < 0 ? '' : body.slice(bar + 1).trim();
+  // the name, the colon and the bar may come in full width (`TOOL_CALL：read_skill｜media`); the arguments are kept as written
+  const bar = text.search(/[|｜]/);
+  const head = halfWidth(bar < 0 ? text : text.slice(0, bar));
+  const prefix = CALL.exec(head);
+  if (!prefix) return { ok: false, error: `not a tool call: the line must start with '${TOOL_CALL_PREFIX} name|args'` };
+  const name = head.slice(prefix[0].length).trim();
+  const raw = bar < 0 ? '' : text.slice(bar + 1).trim();
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(name)) return { ok: false, error: `'${name}' is not a tool name: write '${TOOL_CALL_PREFIX} name|args' with the name first` };
   const schema = schemas?.schemaOf(name);
   const wrong = (why: string): ParsedToolCall => ({ ok: false, name, error: `arguments are wrong (${why}); here is the schema: ${schema ? describeSchema(name, schema) : 'a JSON object of the parameters'}` });
   let args: Record<string, unknown>;
   if (raw === '') args = {};
-  else if (raw.startsWith('{')) {
+  else if (/^[{｛]/.test(raw)) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw);
     } catch (error) {
-      return wrong(`not JSON: ${(error as Error).message}`);
+      // JSON written with full-width punctuation (`｛“op”：“log”｝`) is read as the ASCII JSON it means
+      const ascii = asciiJson(raw);
+      try {
+        if (ascii === raw) throw error;
+        parsed = JSON.parse(ascii);
+      } catch (still) {
+        return wrong(`not JSON: ${(still as Error).message}`);
+      }
     }
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return wrong('a JSON object was expected');
     args = parsed as Record<string, unknown>;
@@ -64,11 +78,11 @@ export function parseToolCall(line: string, schemas?: ToolCallSchemas): ParsedTo
   return { ok: true, name, args };
 }
 
-/** Every `TOOL_CALL:` line of a model's reply, parsed, in order. */
+/** Every `TOOL_CALL:` line of a model's reply (`TOOL_CALL：` too), parsed, in order; a line starting `TOOL_CALL` in another form is answered with the form it must have. */
 export function parseToolCalls(text: string, schemas?: ToolCallSchemas): ParsedToolCall[] {
   return text
     .split(/\r?\n/)
-    .filter((line) => line.trim().startsWith(TOOL_CALL_PREFIX))
+    .filter((line) => MEANT.test(halfWidth(line.trim().slice(0, 9))))
     .map((line) => parseToolCall(line, schemas));
 }
 

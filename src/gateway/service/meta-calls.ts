@@ -55,7 +55,8 @@ export async function runMetaTool(
   switch (tool.name) {
     case TOOLSET_TOOL.name:
       if (!session) return needsSession();
-      return { kind: 'answer', answer: sessions.toolset(session, { action: 'list', ...args } as ToolsetRequest) };
+      // a name without an action enables it (seed 000 §2: enable_toolset|name), as the agent meant: it was listed, the name ignored (review U11-19)
+      return { kind: 'answer', answer: sessions.toolset(session, { action: args.name === undefined ? 'list' : 'enable', ...args } as ToolsetRequest) };
     case LOAD_TOOL.name:
       if (!session) return needsSession();
       // a name as tools/list or tool_find gave it (renamed to fit a client's alphabet) loads its registry tool
