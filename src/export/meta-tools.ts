@@ -14,14 +14,14 @@ export interface MetaTool {
   route: string;
 }
 
-/** `tool_find`: an intent → 1-3 candidates or `found: false`, through the matcher; runs nothing. In a session, what it found is loaded for this turn. */
+/** `tool_find`: an intent → 1-3 candidates or `found: false`, through the matcher; runs nothing. In a session, what it found with confidence high is loaded for this turn; a low answer's candidates are offered only (review U11-2). */
 export const FIND_TOOL: MetaTool = {
   name: 'tool_find',
   title: '查找工具 (find a tool)',
   description:
     'Find the registered tools for an intent, in any language. Answers 1-3 candidates (name, intent, params schema) to call next, ' +
     'with confidence high or low (low: they match part of the intent, or only its meaning; check one fits), or found:false when nothing matches; ' +
-    'adds them to your list for this turn. Runs nothing.',
+    'high ones are added to your list for this turn; a low one you call with tool_call once you checked it fits. Runs nothing.',
   inputSchema: {
     type: 'object',
     properties: {

@@ -16,7 +16,7 @@ export interface PromptOptions {
 // the meta-tools as the block shows them: shorter than their specs, for small models
 const CORE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   toolset: 'list, enable or disable toolsets; enabling one lists its tools',
-  tool_find: 'find tools for what you want to do; what it finds is yours for this turn',
+  tool_find: 'find tools for what you want to do; what it finds with confidence high is yours for this turn',
   tool_load: 'bring a tool or group from the lists below into this turn',
   tool_call: 'run any tool you may use by its name',
   read_skill: 'read a skill: steps, commands, pitfalls',
