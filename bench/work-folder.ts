@@ -1,21 +1,40 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { removeFolder } from '../test/helpers/git.js';
 
 // A benchmark's work folder (a generated repository is 85-88 MB at 10,000 tools) was removed only in its `finally`,
 // which a signal never reaches: Ctrl-C left /tmp/hldp-bench-* behind (review userZ3, Z3-6). Every folder a bench
 // script makes goes through here, and SIGINT or SIGTERM removes them all before the process ends by that signal.
 
 const folders = new Set<string>();
+
+// A child of the benchmark that got the same Ctrl-C may still write in its folder for a moment (a `git init` copying its
+// hooks). Node 20's rm retries only the last rmdir of a folder, never clearing it again: one file written after its pass
+// over the folder failed every retry (ENOTEMPTY on .git/hooks, 46 s of them, in the lead's CI run). So each try here is
+// a whole removal; 30 tries wait up to ~46 s between them.
+const TRIES = 30;
+const RETRY_DELAY_MS = 100;
+
+/** Removes `folder` whole, again and again while something still writes in it. */
+function removeSync(folder: string): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return rmSync(folder, { recursive: true, force: true });
+    } catch (error) {
+      if (attempt >= TRIES) throw error;
+      // a signal's handler sleeps without the event loop: the benchmark must not go on starting work meanwhile
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, attempt * RETRY_DELAY_MS);
+    }
+  }
+}
+
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 function onSignal(signal: NodeJS.Signals): void {
   for (const folder of folders) {
     try {
-      // retries: a child of the benchmark that got the same Ctrl-C may still be writing in it for a while (a git writing
-      // .git under load kept at it past 10 tries, 5.5 s: ENOTEMPTY in the lead's CI run); 30 tries wait up to ~46 s
-      rmSync(folder, { recursive: true, force: true, maxRetries: 30, retryDelay: 100 });
+      removeSync(folder);
       process.stderr.write(`${signal}: removed the work folder ${folder}\n`);
     } catch (error) {
       process.stderr.write(`${signal}: could not remove the work folder ${folder}: ${(error as Error).message}\n`);
@@ -53,5 +72,5 @@ export function benchFolder(prefix: string): string {
 export async function benchTempDir(prefix: string): Promise<{ path: string; cleanup: () => Promise<void> }> {
   const path = benchFolder(prefix);
   // retries: a sandbox launcher discarded while it set up may still make a mount point in it for a moment
-  return { path, cleanup: () => rm(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).finally(() => forget(path)) };
+  return { path, cleanup: () => removeFolder(path).finally(() => forget(path)) };
 }

@@ -26,11 +26,26 @@ export async function git(cwd: string, ...args: string[]): Promise<string> {
   return stdout.trim();
 }
 
+/**
+ * Removes a folder whole, trying again while something still writes in it (a sandbox launcher discarded while it set up
+ * may still make a mount point for a moment). Each try is a whole removal: Node 20's `maxRetries` retries only the last
+ * rmdir and never clears the folder again, so one file written after its pass fails every retry (ENOTEMPTY).
+ */
+export async function removeFolder(path: string, tries = 30, delayMs = 100): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await rm(path, { recursive: true, force: true });
+    } catch (error) {
+      if (attempt >= tries) throw error;
+      await new Promise((resolve) => setTimeout(resolve, attempt * delayMs));
+    }
+  }
+}
+
 /** A temporary folder removed by the returned cleanup. */
 export async function makeTempDir(prefix = 'hldp-test-'): Promise<{ path: string; cleanup: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));
-  // retries: a sandbox launcher discarded while it set up may still make a mount point in it for a moment
-  return { path, cleanup: () => rm(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }) };
+  return { path, cleanup: () => removeFolder(path) };
 }
 
 /** Writes files (relative path → content; null deletes) into a folder. */

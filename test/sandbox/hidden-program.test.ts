@@ -1,7 +1,7 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { makeToolYaml, writeFiles } from '../helpers/git.js';
+import { makeToolYaml, removeFolder, writeFiles } from '../helpers/git.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
 import { describeNeeding, ROOT } from './support/bubblewrap.js';
 
@@ -72,7 +72,7 @@ describeNeeding([ROOT], 'a program the sandbox cannot find in a home folder it h
   }, 120_000);
   afterAll(async () => {
     await gateway?.stop();
-    if (folder) await rm(folder, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    if (folder) await removeFolder(folder);
   });
 
   it("adds one line naming the hidden folder and the fix after the shim's own error, which stays raw", async () => {

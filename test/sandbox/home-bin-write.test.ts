@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { makeToolYaml, writeFiles } from '../helpers/git.js';
+import { makeToolYaml, removeFolder, writeFiles } from '../helpers/git.js';
 import { runCli } from '../helpers/run-cli.js';
 import { describeNeeding, ROOT } from './support/bubblewrap.js';
 
@@ -52,7 +52,7 @@ describeAsRoot("a definition's write in a home folder", () => {
     await writeFile(join(folder, 'ceiling.yaml'), `sandbox:\n  ceiling:\n    writable_roots: ["${home('bin')}", "${home('project')}"]\n`);
   });
   afterAll(async () => {
-    if (folder) await rm(folder, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    if (folder) await removeFolder(folder);
   });
 
   it('refuses ~/bin and ~/go/bin, and the next login shell runs the system ls', async () => {
