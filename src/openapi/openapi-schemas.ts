@@ -18,6 +18,8 @@ const Diagnostic = {
   },
 };
 
+const ON_DEMAND = { const: true, description: 'in GET /v1/tools and GET /v1/tools/{name} only, and only when true: sessions.on_demand reserves the tool (by its name, an alias or its group), so a session lists it once a toolset names it or tool_load brings it, not at once' };
+
 const ToolDefinition = {
   type: 'object',
   description: 'A validated TOOL.hdlp, params_schema turned into a full JSON Schema.',
@@ -33,6 +35,7 @@ const ToolDefinition = {
     author: { type: 'string' }, created: { type: 'string' }, why: { type: 'string' },
     aliases: stringList, examples: stringList, group: { type: 'string' },
     source: { type: 'object', required: ['path', 'oid'], properties: { path: { type: 'string' }, oid: { type: 'string' } } },
+    on_demand: ON_DEMAND,
   },
 };
 
@@ -114,7 +117,7 @@ export const COMPONENT_SCHEMAS = {
     description: 'A tool without its schemas and executor details (summary=true)',
     properties: {
       name: { type: 'string' }, display: { type: 'string' }, intent: { type: 'string' }, executor: { type: 'string' }, method: { type: 'string' },
-      aliases: stringList, group: { type: 'string' },
+      aliases: stringList, group: { type: 'string' }, on_demand: ON_DEMAND,
     },
   },
   ErrorsWithheld: {

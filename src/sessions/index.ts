@@ -7,6 +7,7 @@ export { StoredSessionStore, type SessionRow, type SessionRows, type StoredSessi
 export type { ActiveToolset, LoadedTool, SessionState, ToolsetScope } from './session-state.js';
 export { decideVisibility, denyListRights, type Attention, type RightsLayer, type Subject, type ToolState, type Visibility } from './visibility.js';
 export { RegistryView } from './registry-view.js';
+export { onDemandTest } from './on-demand.js';
 export { mayKnowBroken, NO_TOOL_YOU_MAY_USE, withOfferedBroken } from './broken-offer.js';
 export { computeView, type SessionView } from './session-view.js';
 export { wholeListing, wholeListingWarning, type WholeListing } from './listing-size.js';

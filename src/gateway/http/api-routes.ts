@@ -9,7 +9,7 @@ import { outcomeStatus, sendOutcome } from './send-outcome.js';
 import { hangUpSignal } from './hang-up.js';
 import { SCANS_PER_MINUTE, ScanRate } from './scan-rate.js';
 import { callInSession, matchInSession, SESSION_HEADER } from './session-routes.js';
-import { toolPage } from './tool-list.js';
+import { onDemandMark, toolPage } from './tool-list.js';
 import { WIRE_ERRORS } from '../../openapi/index.js';
 import { readsPlaces } from '../../policy/index.js';
 
@@ -30,7 +30,7 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
       return;
     }
     const { index } = gateway.registry;
-    const page = toolPage(index, query);
+    const page = toolPage(index, query, onDemandMark(gateway));
     response.json({
       commit: index.commit, ...(index.stale ? { stale: index.stale } : {}),
       total: page.total, limit: query.limit, offset: query.offset, next_offset: page.next_offset,
@@ -48,7 +48,7 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
       response.status(outcomeStatus(kind)).json(body);
       return;
     }
-    response.json(lookup.tool);
+    response.json(onDemandMark(gateway)(lookup.tool));
   });
 
   router.post('/v1/match', ...jsonBody, validateBody('MatchRequest'), async (request, response) => {
