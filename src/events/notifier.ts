@@ -2,9 +2,13 @@ import { createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { deadlineSignal } from '../core/index.js';
 import type { EventHub } from './event-hub.js';
-import { isFailure, type HldpEvent } from './event-types.js';
+import type { HldpEvent } from './event-types.js';
+import { notifyWants } from './notify-selection.js';
 
-/** One outgoing webhook: where, which events (`failures` standing for every failure type), and the signing secret. */
+/**
+ * One outgoing webhook: where, which events (`failures` standing for every failure type; `confirmation.requested` and
+ * `confirmation.resolved` for an agent's own confirmations, which `approval.*` leaves out), and the signing secret.
+ */
 export interface NotifyTargetOptions {
   url: string;
   events: readonly string[];
@@ -36,10 +40,6 @@ export function signBody(body: string, secret: string): string {
 interface Queued {
   event: HldpEvent;
   body: string;
-}
-
-function wants(target: NotifyTargetOptions, event: HldpEvent): boolean {
-  return target.events.includes(event.type) || (target.events.includes('failures') && isFailure(event));
 }
 
 /**
@@ -74,7 +74,7 @@ export class Notifier {
       send: (event) => {
         // written once, shared by every target that wants it
         let body: string | undefined;
-        this.#targets.forEach((target, index) => wants(target, event) && this.#enqueue(index, { event, body: (body ??= JSON.stringify(event)) }));
+        this.#targets.forEach((target, index) => notifyWants(target.events, event) && this.#enqueue(index, { event, body: (body ??= JSON.stringify(event)) }));
       },
       reset: () => undefined,
     });

@@ -92,7 +92,8 @@ beforeAll(async () => {
   await writeFile(config, [
     'events: { notify_attempts: 3, notify_backoff_ms: 50 }',
     'notify:',
-    `  - { url: "${receiver.url}/flaky", events: [failures, approval.requested], secret: "${SECRET}" }`,
+    // `note` asks its caller's own confirmation: a target hears of it only by asking for confirmation.requested (U11-15)
+    `  - { url: "${receiver.url}/flaky", events: [failures, approval.requested, confirmation.requested], secret: "${SECRET}" }`,
     `  - { url: "${receiver.url}/down", events: [receipt.stored], secret_env: HLDP_TEST_NOTIFY_SECRET }`,
     `  - { url: "${receiver.url}/flood", events: [failures] }`,
     '',
