@@ -69,7 +69,9 @@ function wants(target: NotifyTargetOptions, event: HldpEvent): boolean {
  * Outgoing webhooks: every event a target asked for is POSTed to it as JSON, signed like Forgejo's webhooks
  * (`X-Hldp-Signature` and `X-Hub-Signature-256`), one at a time per target in id order, retried with exponential
  * back-off on a network error or a 5xx/429; a delivery that never succeeds is counted and logged by the caller.
- * `X-Hldp-Delivery` is the event id, the same from every instance, so a receiver can drop duplicates.
+ * With `claim`, an event is sent only when this instance's claim of it (for that target) wins in the shared store, so
+ * N instances send it once, not N times (U11-12). `X-Hldp-Delivery` is the event id, the same from every instance, so a
+ * receiver can drop the duplicates a claim that could not be made lets through.
  */
 export class Notifier {
   readonly #hub: EventHub;
