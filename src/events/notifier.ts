@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { deadlineSignal } from '../core/index.js';
 import type { EventHub } from './event-hub.js';
@@ -27,6 +27,16 @@ export interface NotifierOptions {
   maxQueued?: number;
   /** characters of JSON queued for one target at most (default 16 Mi); past that the oldest are dropped and counted as failed */
   maxQueuedBytes?: number;
+  /**
+   * Claims an event's delivery to a target (`key`: the target's name, the same at every instance given the same
+   * `notify`) before its first attempt: false when another instance claimed it, which then delivers it (U11-12). A
+   * claim that fails (the store down) delivers: a duplicate a receiver can drop beats a page never sent.
+   */
+  claim?: (event: HldpEvent, key: string) => Promise<boolean>;
+  /** an event another instance claimed: not sent from here */
+  skipped?: (target: NotifyTargetOptions, event: HldpEvent) => void;
+  /** a claim that could not be made: the event is sent from here all the same */
+  claimFailed?: (target: NotifyTargetOptions, event: HldpEvent, error: Error) => void;
   delivered?: (target: NotifyTargetOptions, event: HldpEvent, attempts: number) => void;
   failedForGood?: (target: NotifyTargetOptions, event: HldpEvent, reason: string) => void;
 }
@@ -43,14 +53,30 @@ interface Queued {
 }
 
 /**
+ * Each target's claim key: the SHA-256 of its URL and how many targets before it have the same URL (never the URL
+ * itself, whose query may hold a secret). Instances given the same `notify` list agree on it.
+ */
+export function claimKeys(targets: readonly NotifyTargetOptions[]): string[] {
+  const seen = new Map<string, number>();
+  return targets.map(({ url }) => {
+    const occurrence = seen.get(url) ?? 0;
+    seen.set(url, occurrence + 1);
+    return createHash('sha256').update(`${url}\n${occurrence}`).digest('hex');
+  });
+}
+
+/**
  * Outgoing webhooks: every event a target asked for is POSTed to it as JSON, signed like Forgejo's webhooks
  * (`X-Hldp-Signature` and `X-Hub-Signature-256`), one at a time per target in id order, retried with exponential
  * back-off on a network error or a 5xx/429; a delivery that never succeeds is counted and logged by the caller.
- * `X-Hldp-Delivery` is the event id, the same from every instance, so a receiver can drop duplicates.
+ * With `claim`, an event is sent only when this instance's claim of it (for that target) wins in the shared store, so
+ * N instances send it once, not N times (U11-12). `X-Hldp-Delivery` is the event id, the same from every instance, so a
+ * receiver can drop the duplicates a claim that could not be made lets through.
  */
 export class Notifier {
   readonly #hub: EventHub;
   readonly #targets: NotifyTargetOptions[];
+  readonly #keys: string[];
   readonly #options: NotifierOptions;
   readonly #queues: Queued[][];
   readonly #queuedBytes: number[];
@@ -61,6 +87,7 @@ export class Notifier {
   constructor(hub: EventHub, targets: readonly NotifyTargetOptions[], options: NotifierOptions = {}) {
     this.#hub = hub;
     this.#targets = [...targets];
+    this.#keys = claimKeys(this.#targets);
     this.#options = options;
     this.#queues = this.#targets.map(() => []);
     this.#queuedBytes = this.#targets.map(() => 0);
@@ -104,7 +131,26 @@ export class Notifier {
   async #drain(index: number): Promise<void> {
     const queue = this.#queues[index]!;
     const target = this.#targets[index]!;
-    while (queue.length > 0 && !this.#stop.signal.aborted) await this.#deliver(target, this.#take(index));
+    while (queue.length > 0 && !this.#stop.signal.aborted) {
+      const queued = this.#take(index);
+      // claimed when its turn comes, not when it is queued: an instance that dies leaves what it had not reached to the others
+      if (await this.#claimed(index, queued.event)) await this.#deliver(target, queued);
+    }
+  }
+
+  /** whether this instance sends the event to the target: its claim won, or no claim could be made */
+  async #claimed(index: number, event: HldpEvent): Promise<boolean> {
+    const { claim, skipped, claimFailed } = this.#options;
+    if (!claim) return true;
+    const target = this.#targets[index]!;
+    try {
+      if (await claim(event, this.#keys[index]!)) return true;
+      skipped?.(target, event);
+      return false;
+    } catch (error) {
+      claimFailed?.(target, event, error as Error);
+      return true;
+    }
   }
 
   #take(index: number): Queued {

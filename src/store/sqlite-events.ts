@@ -2,6 +2,9 @@ import type { Database, Statement } from 'better-sqlite3';
 import { BatchWriter } from './batch-writer.js';
 import type { EventLog, NewEvent, StoredEvent } from './store.js';
 
+/** how long a delivery claim waits for another process's write lock before the notifier delivers without one */
+const CLAIM_PATIENCE_MS = 20;
+
 interface PendingEvent {
   event: NewEvent;
   stored?: StoredEvent;
@@ -24,6 +27,7 @@ export class SqliteEventLog implements EventLog {
   readonly #after: Statement<[number, number], StoredEvent>;
   readonly #last: Statement<[], { seq: number }>;
   readonly #first: Statement<[], { seq: number }>;
+  readonly #claim: Statement<[number, string, string, number]>;
   readonly #statements = new Map<string, Statement<unknown[], StoredEvent>>();
   /** the connection's own `synchronous` level, restored after each event transaction */
   readonly #synchronous: number;
@@ -35,6 +39,7 @@ export class SqliteEventLog implements EventLog {
     this.#after = database.prepare('SELECT seq, type, at_ms, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
     this.#last = database.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'events'");
     this.#first = database.prepare('SELECT seq FROM events ORDER BY seq LIMIT 1');
+    this.#claim = database.prepare('INSERT INTO notification_claims (event_seq, target, instance, claimed_ms) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
     const write = database.transaction((batch: PendingEvent[]) => {
       for (const pending of batch) {
         const seq = Number(this.#insert.run(pending.event.type, pending.event.at_ms, pending.event.data).lastInsertRowid);
@@ -90,7 +95,27 @@ export class SqliteEventLog implements EventLog {
 
   async prune(keep: number): Promise<number> {
     const last = this.#last.get()?.seq ?? 0;
+    this.#database.prepare('DELETE FROM notification_claims WHERE event_seq <= ?').run(last - Math.max(0, keep));
     return this.#database.prepare('DELETE FROM events WHERE seq <= ?').run(last - Math.max(0, keep)).changes;
+  }
+
+  /**
+   * One insert wins, across the processes sharing the file. It waits at most `CLAIM_PATIENCE_MS` for another process's
+   * write lock, on the event loop (the store's busy timeout is seconds): past that it throws SQLITE_BUSY, and the
+   * notifier delivers rather than risk no delivery. Its commit skips the fsync, as the events' do: a claim lost to a
+   * power loss only lets the event be POSTed again, which `X-Hldp-Delivery` lets a receiver drop.
+   */
+  async claimDelivery(seq: number, target: string, by: string, atMs: number): Promise<boolean> {
+    const patience = this.#database.pragma('busy_timeout', { simple: true }) as number;
+    const relaxed = Math.min(1, this.#synchronous);
+    this.#database.pragma(`busy_timeout = ${CLAIM_PATIENCE_MS}`);
+    if (relaxed !== this.#synchronous) this.#database.pragma(`synchronous = ${relaxed}`);
+    try {
+      return this.#claim.run(seq, target, by, atMs).changes === 1;
+    } finally {
+      if (relaxed !== this.#synchronous) this.#database.pragma(`synchronous = ${this.#synchronous}`);
+      this.#database.pragma(`busy_timeout = ${patience}`);
+    }
   }
 
   /** resolves when every append so far is written */

@@ -214,8 +214,14 @@ export interface EventLog {
   newest(seq: number, limit: number, types?: readonly string[]): Promise<StoredEvent[]>;
   /** the last `seq` ever given (0 when none), and the smallest `seq` still kept (last + 1 when the log is empty) */
   bounds(): Promise<{ first: number; last: number }>;
-  /** deletes all but the newest `keep` events; returns how many went */
+  /** deletes all but the newest `keep` events (and the delivery claims of those deleted); returns how many went */
   prune(keep: number): Promise<number>;
+  /**
+   * Claims the delivery of event `seq` to the webhook target `target` for the process `by`, at `atMs`: true when this
+   * call's claim was recorded, false when one was already (another instance delivers it). Every instance sees every
+   * event; the one whose claim is inserted first POSTs it, and its retries stay with it (U11-12).
+   */
+  claimDelivery(seq: number, target: string, by: string, atMs: number): Promise<boolean>;
 }
 
 /**

@@ -37,9 +37,10 @@ describe('hldp serve over a store at an older schema', () => {
     expect(created).toHaveLength(1);
     expect(created[0]!.schema_version).toBe(created[0]!.schema_steps.length);
 
-    // README's rollback of step 18 (MCP sessions by principal), of step 17 (one pending request per call), then of steps
+    // README's rollback of step 19 (notification claims), of step 18 (MCP sessions by principal), of step 17 (one pending request per call), then of steps
     // 15 and 16 (the roll of live instances, then its rows marked as left), as an operator going back to the build before them runs it
     const database = new Database(join(home.env.HLDP_DATA_DIR!, 'receipts.db'));
+    database.exec('BEGIN; DROP TABLE notification_claims; PRAGMA user_version = 18; COMMIT;');
     database.exec('BEGIN; DROP INDEX mcp_sessions_by_principal; PRAGMA user_version = 17; COMMIT;');
     database.exec('BEGIN; DROP INDEX approvals_pending_by_call; ALTER TABLE approvals DROP COLUMN call_key; PRAGMA user_version = 16; COMMIT;');
     database.exec('BEGIN; DROP TABLE gateway_instances; PRAGMA user_version = 14; COMMIT;');
@@ -47,8 +48,8 @@ describe('hldp serve over a store at an older schema', () => {
     database.close();
 
     const upgraded = await startAndStop(env);
-    expect(schemaLines(upgraded), upgraded).toEqual([expect.objectContaining({ schema_steps: [{ version: 15, name: 'live instances' }, { version: 16, name: 'live instances that left' }, { version: 17, name: 'one pending request per call' }, { version: 18, name: 'MCP sessions by principal' }], schema_version: created[0]!.schema_version })]);
-    expect(created[0]!.schema_version).toBe(18);
+    expect(schemaLines(upgraded), upgraded).toEqual([expect.objectContaining({ schema_steps: [{ version: 15, name: 'live instances' }, { version: 16, name: 'live instances that left' }, { version: 17, name: 'one pending request per call' }, { version: 18, name: 'MCP sessions by principal' }, { version: 19, name: 'notification claims' }], schema_version: created[0]!.schema_version })]);
+    expect(created[0]!.schema_version).toBe(19);
 
     const again = await startAndStop(env);
     expect(again).toContain('"msg":"store open"');

@@ -128,6 +128,7 @@ describe.each(storeKinds())('EventHub over a $name store', (kind) => {
         append: (batch) => log.append(batch),
         bounds: () => log.bounds(),
         prune: (keep) => log.prune(keep),
+        claimDelivery: (seq, target, by, atMs) => log.claimDelivery(seq, target, by, atMs),
         after: async (seq, limit, types) => { const read = await log.after(seq, limit, types); rows += read.length; return read; },
         newest: async (seq, limit, types) => { const read = await log.newest(seq, limit, types); rows += read.length; return read; },
       };

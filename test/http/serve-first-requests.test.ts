@@ -30,6 +30,7 @@ describe('GatewayMetrics', () => {
       expect(text).toMatch(/^hldp_scans_total\{result="failed"\} 1$/m);
       expect(text).toMatch(/^hldp_notifications_failed_total\{target="0 127\.0\.0\.1:9"\} 1$/m);
       expect(text).toMatch(/^hldp_notifications_delivered_total\{target="0 127\.0\.0\.1:9"\} 0$/m);
+      expect(text).toMatch(/^hldp_notifications_skipped_total\{target="0 127\.0\.0\.1:9"\} 0$/m);
       expect(text).toMatch(/^hldp_event_subscribers 3$/m);
       expect(text).toMatch(/^hldp_process_cpu_user_seconds_total /m);
     });

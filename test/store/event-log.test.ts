@@ -53,6 +53,28 @@ describe.each(storeKinds())('$name event log', (kind) => {
     });
   });
 
+  // U11-12: every instance sees every event; the one whose claim is inserted first POSTs it to the target
+  describe('when instances claim the delivery of an event to a webhook target', () => {
+    it('grants one claim per (event, target) across two stores over one database, whoever asks first', async () => {
+      const other = await db.backend.open();
+      const [stored] = await db.store.events.append([event('call.rejected', 1)]);
+      const claims = await Promise.all(Array.from({ length: 20 }, (_item, index) => (index % 2 ? db.store : other).events.claimDelivery(stored!.seq, 'target-a', `instance-${index}`, 1_780_000_000_000)));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      // another target, another event: claims of their own
+      expect(await other.events.claimDelivery(stored!.seq, 'target-b', 'instance-1', 1_780_000_000_000)).toBe(true);
+      expect(await db.store.events.claimDelivery(stored!.seq + 1, 'target-a', 'instance-1', 1_780_000_000_000)).toBe(true);
+      expect(await db.store.events.claimDelivery(stored!.seq, 'target-b', 'instance-2', 1_780_000_000_000)).toBe(false);
+    });
+
+    it('drops the claims of pruned events with them', async () => {
+      const stored = await db.store.events.append(Array.from({ length: 4 }, (_item, index) => event('call.rejected', index)));
+      for (const item of stored) expect(await db.store.events.claimDelivery(item.seq, 'target', 'instance-1', 1_780_000_000_000)).toBe(true);
+      expect(await db.store.events.prune(2)).toBe(2);
+      // the rows of the two pruned events went: a claim of their seq is granted again; the kept ones' are not
+      expect(await Promise.all(stored.map((item) => db.store.events.claimDelivery(item.seq, 'target', 'instance-2', 1_780_000_000_000)))).toEqual([true, true, false, false]);
+    });
+  });
+
   describe('when the log is pruned', () => {
     it('keeps the newest events, never gives a pruned seq again, and says where it now starts', async () => {
       await db.store.events.append(Array.from({ length: 10 }, (_item, index) => event('receipt.stored', index)));

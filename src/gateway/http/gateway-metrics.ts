@@ -20,6 +20,7 @@ interface Instruments {
   info: Gauge;
   notificationsDelivered: Counter;
   notificationsFailed: Counter;
+  notificationsSkipped: Counter;
   scans: Counter;
   gauge: PromClient['Gauge'];
 }
@@ -102,13 +103,15 @@ export class GatewayMetrics {
   }
 
   /** Counts webhook deliveries of one target (`0 host:port`); `watch` starts both of its counters at 0. */
-  notifications(target: string): { watch(): void; delivered(): void; failed(): void } {
+  notifications(target: string): { watch(): void; delivered(): void; failed(): void; skipped(): void } {
     return {
       watch: () =>
-        this.record(({ notificationsDelivered, notificationsFailed }) => {
+        this.record(({ notificationsDelivered, notificationsFailed, notificationsSkipped }) => {
           notificationsDelivered.inc({ target }, 0);
           notificationsFailed.inc({ target }, 0);
+          notificationsSkipped.inc({ target }, 0);
         }),
+      skipped: () => this.record(({ notificationsSkipped }) => notificationsSkipped.inc({ target })),
       delivered: () => this.record(({ notificationsDelivered }) => notificationsDelivered.inc({ target })),
       failed: () => this.record(({ notificationsFailed }) => notificationsFailed.inc({ target })),
     };
@@ -181,6 +184,7 @@ function createInstruments({ Counter, Gauge, Histogram, Registry, collectDefault
     info: new Gauge({ name: 'hldp_index_info', help: 'The commit being served (value 1)', labelNames: ['commit'], registers }),
     notificationsDelivered: new Counter({ name: 'hldp_notifications_delivered_total', help: 'Outgoing webhook deliveries that got a 2xx, by target (its place in notify and its host)', labelNames: ['target'], registers }),
     notificationsFailed: new Counter({ name: 'hldp_notifications_failed_total', help: 'Outgoing webhook deliveries that failed for good (every attempt failed, or dropped because the receiver fell behind), by target', labelNames: ['target'], registers }),
+    notificationsSkipped: new Counter({ name: 'hldp_notifications_skipped_total', help: 'Outgoing webhook deliveries another instance on the store claimed, and so sent: not sent from this one, by target', labelNames: ['target'], registers }),
     scans: new Counter({ name: 'hldp_scans_total', help: 'Rescans by result (changed, unchanged, failed)', labelNames: ['result'], registers }),
     gauge: Gauge,
   };

@@ -62,7 +62,9 @@ export async function startServer(config: GatewayConfig, options: ServerOptions)
   await gateway.warmUp();
   // from here on, every event in the store's log (this process's, the CLI's, other instances') reaches subscribers
   await gateway.events.start();
-  const notifier = await startNotifications(gateway.events, config.notify, config.events, { counters: (label) => metrics.notifications(label), logger });
+  // each (event, target) is POSTed by the one instance whose claim in the shared store wins (U11-12)
+  const claim = (event: { id: number }, key: string) => gateway.store.events.claimDelivery(event.id, key, gateway.instanceId, gateway.store.now());
+  const notifier = await startNotifications(gateway.events, config.notify, config.events, { counters: (label) => metrics.notifications(label), logger, claim });
   announceBroken(gateway.events, gateway.registry.index);
   const people = consoleBackend(gateway, await consoleSessionKey(config.apiToken, gateway.store.secrets));
   const scheduler = new RescanScheduler(gateway, logger);

@@ -63,7 +63,14 @@ export class PostgresEventLog implements EventLog {
   async prune(keep: number): Promise<number> {
     const { last } = await this.bounds();
     const deleted = await this.#sql`DELETE FROM events WHERE seq <= ${last - Math.max(0, keep)}`;
+    await this.#sql`DELETE FROM notification_claims WHERE event_seq <= ${last - Math.max(0, keep)}`;
     return deleted.count;
+  }
+
+  async claimDelivery(seq: number, target: string, by: string, atMs: number): Promise<boolean> {
+    // the primary key (event_seq, target) lets one insert win, whichever instance sent it first
+    const rows = await this.#sql`INSERT INTO notification_claims (event_seq, target, instance, claimed_ms) VALUES (${seq}, ${target}, ${by}, ${atMs}) ON CONFLICT DO NOTHING RETURNING event_seq`;
+    return rows.length === 1;
   }
 
   /** resolves when every append so far is written */
