@@ -58,7 +58,8 @@ export function answerParts(answer: McpToolAnswer, cap: number, cutOf: (text: st
     const cut = cutOf(payload.value);
     const sent = cut?.totalBytes ?? Buffer.byteLength(payload.value);
     outputBytes += sent;
-    const bytes = payload.field === 'data' ? base64Bytes(sent, payload.value) : sent;
+    // a payload the cutter stood in for: its size as it counted it on the wire
+    const bytes = cut?.base64?.decodedBytes ?? (payload.field === 'data' ? base64Bytes(sent, payload.value) : sent);
     if (cut === undefined && sent <= room) {
       room -= sent;
       return { ...listed, bytes, [payload.field]: payload.value };
@@ -68,6 +69,18 @@ export function answerParts(answer: McpToolAnswer, cap: number, cutOf: (text: st
     return { ...listed, bytes, omitted: `left out: its ${what} do not fit in the ${Math.max(room, 0)} bytes of max_output_bytes (${cap}) the text output left; raise the tool's constraints.max_output_bytes to receive it` };
   });
   return { text: text.text, outputBytes, cutBytes, attachments };
+}
+
+/**
+ * `value` (an answer's `structuredContent`) with each base64 stand-in the cutter put on the wire shown as its payload
+ * cut as any long string is (head, marker, tail): only a content block's payload is an attachment, and a stand-in
+ * anywhere else would read as the server's data.
+ */
+export function withCutsShown(value: unknown, cutOf: (text: string) => CutString | undefined): unknown {
+  if (typeof value === 'string') return cutOf(value)?.base64?.cutText ?? value;
+  if (Array.isArray(value)) return value.map((item) => withCutsShown(item, cutOf));
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withCutsShown(item, cutOf)]));
+  return value;
 }
 
 // a block's type, MIME type, URI and name, as the server gave them (a resource's are inside its `resource`)

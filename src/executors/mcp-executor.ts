@@ -4,7 +4,7 @@ import { startDeadline } from './deadline.js';
 import type { ExecutionContext, McpServers } from './execution-context.js';
 import { boundedFailure, elapsedSince, failedResult } from './execution-result.js';
 import { JsonStringCutter } from './json-string-cutter.js';
-import { answerParts } from './mcp-answer-parts.js';
+import { answerParts, withCutsShown } from './mcp-answer-parts.js';
 import type { Params } from './params.js';
 
 /** Room in an MCP server's answer for what is not its text: the JSON-RPC envelope, content items' fields, `_meta`. */
@@ -69,7 +69,7 @@ export async function executeMcp(tool: ToolDefinition, params: Params, context: 
   const { answer } = outcome;
   // what the cutter left out counts where its string ends up, once; its markers are not the tool's bytes
   const parts = answerParts(answer, cap, (text) => cutter?.cutOf(text));
-  const { note, ...structured } = structuredPart(answer.structuredContent);
+  const { note, ...structured } = structuredPart(answer.structuredContent, cutter);
   const failed = answer.isError === true;
   return {
     ok: !failed,
@@ -90,12 +90,14 @@ export async function executeMcp(tool: ToolDefinition, params: Params, context: 
 
 // A structuredContent nested past MAX_JSON_DEPTH is left out, and the receipt says so: a real tool's answer needs a
 // few levels, while every walk over a receipt (redaction, its canonical text, the JSON its reader gets) pays for each.
-function structuredPart(content: Record<string, unknown> | undefined): { structured_content?: Record<string, unknown>; note: string } {
+function structuredPart(content: Record<string, unknown> | undefined, cutter: JsonStringCutter | undefined): { structured_content?: Record<string, unknown>; note: string } {
   if (content === undefined) return { note: '' };
   if (exceedsDepth(content, MAX_JSON_DEPTH)) {
     return { note: `structuredContent nested more than ${MAX_JSON_DEPTH} levels deep; it was left out of this receipt (the text content is kept)\n` };
   }
-  return { structured_content: content, note: '' };
+  // a base64 stand-in of the cutter's is shown as the payload cut, as any long string of it is
+  if (cutter?.stoodIn !== true) return { structured_content: content, note: '' };
+  return { structured_content: withCutsShown(content, (text) => cutter.cutOf(text)) as Record<string, unknown>, note: '' };
 }
 
 // what the connection did besides the call (a restart after a crash) goes where a process's stderr would
