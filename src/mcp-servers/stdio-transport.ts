@@ -7,7 +7,7 @@ import type { DeclaredSandbox } from '../core/index.js';
 import { closePassed, planStdio, processContainment, type LaunchPlan, type Sandbox } from '../sandbox/index.js';
 import { AnswerTooLarge, currentAnswerBound, type AnswerCutter, type CallBound } from './answer-bound.js';
 import { LineReader, type LineEvent } from './line-reader.js';
-import { answered, UNASKED_FLOOD, UnaskedCount } from './unasked-count.js';
+import { answered, UNASKED_BYTES_FLOOD, UNASKED_FLOOD, UnaskedCount } from './unasked-count.js';
 
 /** The one place a stdio MCP server is started: what to run, and the sandbox it runs in. */
 export interface ServerLaunch {
@@ -180,6 +180,9 @@ export class LaunchedStdioTransport implements Transport {
   #receive(chunk: Buffer): void {
     // a server stopped for breaking the protocol is not read any more: what it still sends is dropped
     if (this.#broke !== undefined) return;
+    // its bytes are counted as they come, before any line of them is whole: a line past IDLE_MESSAGE_BYTES was only
+    // skipped, so a few huge notifications between calls were read for ever (review Z21, Z21-5)
+    if (!this.#unasked.bytes(chunk.length, this.#waiting.size > 0)) return this.#stop(UNASKED_BYTES_FLOOD);
     if (this.#lineCutter === undefined && !this.#cutting()) this.#handle(this.#lines.push(chunk));
     else this.#cutLines(chunk);
     this.#yieldIfBusy();
@@ -210,11 +213,16 @@ export class LaunchedStdioTransport implements Transport {
    */
   #countUnasked(): boolean {
     if (this.#unasked.allows(this.#waiting.size > 0)) return true;
-    this.#broke = UNASKED_FLOOD;
-    this.launch.onBroke?.(this.#broke);
+    this.#stop(UNASKED_FLOOD);
+    return false;
+  }
+
+  /** Stops the server as broken (`why`): its output no longer read. */
+  #stop(why: string): void {
+    this.#broke = why;
+    this.launch.onBroke?.(why);
     this.#child?.stdout?.destroy();
     void this.close();
-    return false;
   }
 
   /** Hands on what the line reader found (a line answering a call ends its wait before the next line begins). */
