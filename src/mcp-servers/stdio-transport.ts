@@ -75,6 +75,8 @@ export class LaunchedStdioTransport implements Transport {
   #lineCutter: AnswerCutter | undefined;
   /** the calls failed by the line being skipped, told with it when it ends */
   #failedBySkip = 0;
+  /** the bytes read since the line being skipped passed the bound of a call that may be answered in it (undefined for none) */
+  #skippedAsked: number | undefined;
   #stderrTail = '';
   #status = '';
   #ending: { exitCode: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -182,7 +184,9 @@ export class LaunchedStdioTransport implements Transport {
     if (this.#broke !== undefined) return;
     // its bytes are counted as they come, before any line of them is whole: a line past IDLE_MESSAGE_BYTES was only
     // skipped, so a few huge notifications between calls were read for ever (review Z21, Z21-5)
-    if (!this.#unasked.bytes(chunk.length, this.#waiting.size > 0)) return this.#stop(UNASKED_BYTES_FLOOD);
+    // the rest of a line skipped past the bound of a call that may be answered in it is that answer's, to MAX_MESSAGE_BYTES
+    const asked = this.#waiting.size > 0 || (this.#skippedAsked !== undefined && (this.#skippedAsked += chunk.length) <= MAX_MESSAGE_BYTES);
+    if (!this.#unasked.bytes(chunk.length, asked)) return this.#stop(UNASKED_BYTES_FLOOD);
     if (this.#lineCutter === undefined && !this.#cutting()) this.#handle(this.#lines.push(chunk));
     else this.#cutLines(chunk);
     this.#yieldIfBusy();
@@ -230,7 +234,10 @@ export class LaunchedStdioTransport implements Transport {
     for (const event of events) {
       if (event.kind === 'line') this.#deliver(event.line);
       else if (event.kind === 'passed') this.#refuseWaiting(event.line, event.bytes);
-      else this.launch.onSkipped?.({ bytes: event.bytes, bound: event.bound, failed: this.#failedBySkip });
+      else {
+        this.#skippedAsked = undefined;
+        this.launch.onSkipped?.({ bytes: event.bytes, bound: event.bound, failed: this.#failedBySkip });
+      }
     }
   }
 
@@ -263,8 +270,11 @@ export class LaunchedStdioTransport implements Transport {
    */
   #refuseWaiting(line: number, bytes: number): void {
     this.#failedBySkip = 0;
+    this.#skippedAsked = undefined;
     for (const [id, { bound, firstLine }] of this.#waiting) {
-      if (bound.over || firstLine > line || bound.maxBytes >= bytes) continue;
+      if (bound.over || firstLine > line) continue;
+      this.#skippedAsked = 0;
+      if (bound.maxBytes >= bytes) continue;
       this.#waiting.delete(id);
       this.#failedBySkip += 1;
       this.#refuse(id, bound.maxBytes, `a line of the server's passed it while the call waited, ${bytes} bytes when it was dropped; it was not kept, so whose answer it was is not known; the rest of it is skipped and the server kept`);

@@ -4,8 +4,12 @@ export const UNASKED_PER_SECOND = 1000;
 /** Why a server past UNASKED_PER_SECOND was stopped: for the gateway's log and the next call of its tools. */
 export const UNASKED_FLOOD = `it sent messages that no request asked for faster than ${UNASKED_PER_SECOND} a second, past its allowance`;
 
-/** Bytes no request of the gateway's asked for allowed in a second (all it sent, read as they arrive); past it the server is stopped. */
-export const UNASKED_BYTES_PER_SECOND = 1024 * 1024;
+/**
+ * Bytes no request of the gateway's asked for allowed in a second (all it sent, read as they arrive); past it the server
+ * is stopped. Four times the largest message a stdio server may send while no request waits (IDLE_MESSAGE_BYTES): one
+ * line past that is skipped, as before, and the server kept.
+ */
+export const UNASKED_BYTES_PER_SECOND = 4 * 1024 * 1024;
 
 /** Why a server past UNASKED_BYTES_PER_SECOND was stopped: for the gateway's log and the next call of its tools. */
 export const UNASKED_BYTES_FLOOD = `it sent bytes that no request asked for faster than ${UNASKED_BYTES_PER_SECOND} a second, past its allowance`;

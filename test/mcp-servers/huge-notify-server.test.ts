@@ -14,7 +14,7 @@ import { mcpToolYaml, nodeServer, serveWithMcpConfig, writeMcpConfig } from './s
 // server is stopped as broken, logged, shown stopped in /healthz and told to the next call of its tools. A real hldp
 // serve; the servers real processes (stdio, and HTTP on 127.0.0.1), each sending 3 notifications of 12 MiB after a call.
 const HUGE = fileURLToPath(new URL('./fixtures/huge-notify-server.mjs', import.meta.url));
-const REASON = 'was stopped by the gateway (it sent bytes that no request asked for faster than 1048576 a second, past its allowance)';
+const REASON = 'was stopped by the gateway (it sent bytes that no request asked for faster than 4194304 a second, past its allowance)';
 
 const stops: Array<() => unknown> = [];
 let temp: Awaited<ReturnType<typeof makeTempDir>>;
@@ -76,7 +76,7 @@ describe('an MCP server that sends few but huge notifications between calls', ()
     // /healthz answers while the server sends, and soon shows it stopped (on main it was never stopped)
     expect(await stateOf(server, 'stopped')).toBe('stopped');
     const logged = gateway!.stderr().split('\n').find((line) => line.includes('an MCP server broke the protocol and was stopped') && line.includes(`"server":"${server}"`));
-    expect(logged).toContain('it sent bytes that no request asked for faster than 1048576 a second, past its allowance');
+    expect(logged).toContain('it sent bytes that no request asked for faster than 4194304 a second, past its allowance');
     // the next call is told why the server ended, and is answered by a server started anew
     const receipt = await call(tool);
     expect(receipt).toMatchObject({ ok: true, output: 'pong' });
