@@ -13,6 +13,11 @@ export interface AnswerEnds {
   onEnded?: (id: string | number, reason: string) => void;
   /** A POST was not sent: `open` exchanges with the server were waiting for it already, the most there may be. */
   onRefused?: () => void;
+  /**
+   * `bytes` of an answer (any: a request's, the standalone GET stream's) arrived, before the SDK reads them; false: the
+   * server is past its allowance of bytes no request asked for (UnaskedCount), and the answer is dropped here.
+   */
+  onBytes?: (bytes: number) => boolean;
 }
 
 type Id = string | number;
@@ -154,6 +159,13 @@ export function boundedFetch(maxBytes = MAX_ANSWER_BYTES, ends: AnswerEnds = {},
           if (next.done) {
             end('ended');
             return controller.close();
+          }
+          // counted as they arrive: a notification of 30 MB was read whole and parsed before it was counted as one message (review Z21, Z21-5)
+          if (ends.onBytes?.(next.value.byteLength) === false) {
+            const error = new Error('the MCP server sent more bytes that no request asked for than its allowance: the gateway stopped it');
+            end(`was dropped: ${error.message}`);
+            reader.cancel(error).catch(() => undefined);
+            throw error;
           }
           value = cutter ? cutter.push(next.value) : next.value;
           if (value.byteLength === 0) await aTurnOfTheLoop();

@@ -1,6 +1,6 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { answered, UNASKED_FLOOD, UnaskedCount } from './unasked-count.js';
+import { answered, UNASKED_BYTES_FLOOD, UNASKED_FLOOD, UnaskedCount } from './unasked-count.js';
 
 /** The data of the error `unanswered` hands on: made here, so no server can send one. */
 export class AnswerLost {
@@ -47,6 +47,12 @@ const MAX_NAMED = 8;
  */
 const PER_CALL = 20_000;
 
+/**
+ * The bytes each `tools/call` sent lets an HTTP server send unasked, beside PER_CALL messages, for the same reason:
+ * 20,000 log lines of up to ~800 bytes each, events and all (review Z21, Z21-5).
+ */
+const PER_CALL_BYTES = 16 * 1024 * 1024;
+
 // JSON-RPC's "internal error": not the SDK's ConnectionClosed, which drops the connection every other call shares
 const INTERNAL_ERROR = -32603;
 
@@ -75,7 +81,7 @@ export class OrderedTransport implements Transport {
   #unanswered = new Set<number>();
   /** what the server sent besides answers, since the connection started */
   readonly received = new Received();
-  readonly #unasked = new UnaskedCount(PER_CALL);
+  readonly #unasked = new UnaskedCount(PER_CALL, undefined, PER_CALL_BYTES);
   /** why the connection was closed for breaking the protocol */
   #broke: string | undefined;
 
@@ -151,13 +157,29 @@ export class OrderedTransport implements Transport {
     this.inner.setProtocolVersion?.(version);
   }
 
+  /**
+   * Counts `count` bytes the server sent, on any of its streams, as they arrive (the fetch tells them, before the SDK
+   * reads them): they are held to the count of bytes no request asked for as messages are to theirs, and past it the
+   * connection is closed alike. False once closed so.
+   */
+  bytes(count: number): boolean {
+    if (this.#broke !== undefined) return false;
+    if (this.onBroke === undefined || this.#unasked.bytes(count, this.#unanswered.size > 0)) return true;
+    this.#stop(UNASKED_BYTES_FLOOD);
+    return false;
+  }
+
   /** Whether a request or notification of the server's may be handed on: past the count of unasked ones, the connection is closed. */
   #allowed(): boolean {
     if (this.onBroke === undefined || this.#unasked.allows(this.#unanswered.size > 0)) return true;
-    this.#broke = UNASKED_FLOOD;
-    this.onBroke(this.#broke);
-    this.inner.close().catch((error: unknown) => this.onerror?.(error as Error));
+    this.#stop(UNASKED_FLOOD);
     return false;
+  }
+
+  #stop(why: string): void {
+    this.#broke = why;
+    this.onBroke!(why);
+    this.inner.close().catch((error: unknown) => this.onerror?.(error as Error));
   }
 
   #enqueue(deliver: () => void): void {

@@ -260,6 +260,7 @@ export class ServerConnection {
     };
     const ordered = new kit.OrderedTransport(transport, transport instanceof kit.LaunchedStdioTransport ? undefined : onBroke);
     ends.onEnded = (id, how) => ordered.unanswered(id, how);
+    ends.onBytes = (bytes) => ordered.bytes(bytes);
     const client = new kit.Client(this.defaults.clientInfo, { capabilities: {} });
     const live: Live = { client, transport, kit, received: ordered.received, refused, callers: new Set() };
     client.onclose = () => {

@@ -7,7 +7,7 @@ import type { DeclaredSandbox } from '../core/index.js';
 import { closePassed, planStdio, processContainment, type LaunchPlan, type Sandbox } from '../sandbox/index.js';
 import { AnswerTooLarge, currentAnswerBound, type AnswerCutter, type CallBound } from './answer-bound.js';
 import { LineReader, type LineEvent } from './line-reader.js';
-import { answered, UNASKED_FLOOD, UnaskedCount } from './unasked-count.js';
+import { answered, UNASKED_BYTES_FLOOD, UNASKED_FLOOD, UnaskedCount } from './unasked-count.js';
 
 /** The one place a stdio MCP server is started: what to run, and the sandbox it runs in. */
 export interface ServerLaunch {
@@ -75,6 +75,8 @@ export class LaunchedStdioTransport implements Transport {
   #lineCutter: AnswerCutter | undefined;
   /** the calls failed by the line being skipped, told with it when it ends */
   #failedBySkip = 0;
+  /** the bytes read since the line being skipped passed the bound of a call that may be answered in it (undefined for none) */
+  #skippedAsked: number | undefined;
   #stderrTail = '';
   #status = '';
   #ending: { exitCode: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -180,6 +182,11 @@ export class LaunchedStdioTransport implements Transport {
   #receive(chunk: Buffer): void {
     // a server stopped for breaking the protocol is not read any more: what it still sends is dropped
     if (this.#broke !== undefined) return;
+    // its bytes are counted as they come, before any line of them is whole: a line past IDLE_MESSAGE_BYTES was only
+    // skipped, so a few huge notifications between calls were read for ever (review Z21, Z21-5)
+    // the rest of a line skipped past the bound of a call that may be answered in it is that answer's, to MAX_MESSAGE_BYTES
+    const asked = this.#waiting.size > 0 || (this.#skippedAsked !== undefined && (this.#skippedAsked += chunk.length) <= MAX_MESSAGE_BYTES);
+    if (!this.#unasked.bytes(chunk.length, asked)) return this.#stop(UNASKED_BYTES_FLOOD);
     if (this.#lineCutter === undefined && !this.#cutting()) this.#handle(this.#lines.push(chunk));
     else this.#cutLines(chunk);
     this.#yieldIfBusy();
@@ -210,11 +217,16 @@ export class LaunchedStdioTransport implements Transport {
    */
   #countUnasked(): boolean {
     if (this.#unasked.allows(this.#waiting.size > 0)) return true;
-    this.#broke = UNASKED_FLOOD;
-    this.launch.onBroke?.(this.#broke);
+    this.#stop(UNASKED_FLOOD);
+    return false;
+  }
+
+  /** Stops the server as broken (`why`): its output no longer read. */
+  #stop(why: string): void {
+    this.#broke = why;
+    this.launch.onBroke?.(why);
     this.#child?.stdout?.destroy();
     void this.close();
-    return false;
   }
 
   /** Hands on what the line reader found (a line answering a call ends its wait before the next line begins). */
@@ -222,7 +234,10 @@ export class LaunchedStdioTransport implements Transport {
     for (const event of events) {
       if (event.kind === 'line') this.#deliver(event.line);
       else if (event.kind === 'passed') this.#refuseWaiting(event.line, event.bytes);
-      else this.launch.onSkipped?.({ bytes: event.bytes, bound: event.bound, failed: this.#failedBySkip });
+      else {
+        this.#skippedAsked = undefined;
+        this.launch.onSkipped?.({ bytes: event.bytes, bound: event.bound, failed: this.#failedBySkip });
+      }
     }
   }
 
@@ -255,8 +270,11 @@ export class LaunchedStdioTransport implements Transport {
    */
   #refuseWaiting(line: number, bytes: number): void {
     this.#failedBySkip = 0;
+    this.#skippedAsked = undefined;
     for (const [id, { bound, firstLine }] of this.#waiting) {
-      if (bound.over || firstLine > line || bound.maxBytes >= bytes) continue;
+      if (bound.over || firstLine > line) continue;
+      this.#skippedAsked = 0;
+      if (bound.maxBytes >= bytes) continue;
       this.#waiting.delete(id);
       this.#failedBySkip += 1;
       this.#refuse(id, bound.maxBytes, `a line of the server's passed it while the call waited, ${bytes} bytes when it was dropped; it was not kept, so whose answer it was is not known; the rest of it is skipped and the server kept`);

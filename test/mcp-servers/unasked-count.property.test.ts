@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runs } from '../helpers/property-runs.js';
-import { CALLS_HELD, UNASKED_PER_SECOND, UnaskedCount } from '../../src/mcp-servers/unasked-count.js';
+import { CALLS_HELD, UNASKED_BYTES_PER_SECOND, UNASKED_PER_SECOND, UnaskedCount } from '../../src/mcp-servers/unasked-count.js';
 
 // The count of unasked messages, on a clock the test holds (review Z19). An HTTP server's logs come on a stream with no
 // order against a call's answer, so the gateway reads a call's batch during the call and after its answer in any
@@ -100,5 +100,75 @@ describe('UnaskedCount between calls', () => {
   it("holds a stdio server (no call's allowance) to a second's worth at once", () => {
     expect(stoppedAfter(0, every(1000, UNASKED_PER_SECOND, 600))).toBeUndefined();
     expect(stoppedAfter(0, [[0, UNASKED_PER_SECOND + 1]])).toBe(UNASKED_PER_SECOND + 1);
+  });
+});
+
+// Review Z21, Z21-5: a few notifications of 4-30 MB between calls never neared the count of messages. Bytes are counted
+// as they arrive, in chunks cut anywhere (a message's bytes may come in any number of them), against a budget beside it.
+const PER_CALL_BYTES = 16 * 1024 * 1024;
+
+/** Chunk sizes as a pipe or a socket may cut `total` bytes (at most 64 KiB each), from cut points drawn as shares. */
+function chunks(total: number, cuts: number[]): number[] {
+  const points = [...new Set(cuts.map((share) => Math.floor(share * total)))].filter((point) => point > 0 && point < total).sort((a, b) => a - b);
+  const sizes: number[] = [];
+  let at = 0;
+  for (const point of [...points, total]) {
+    for (; at + 65_536 < point; at += 65_536) sizes.push(65_536);
+    if (point > at) sizes.push(point - at);
+    at = point;
+  }
+  return sizes;
+}
+
+describe('UnaskedCount of bytes', () => {
+  it(`lets through a server sending at most ${PER_CALL_BYTES} bytes a call in chunks cut anywhere, read at any speed; and stops whatever comes past the calls' allowance and ${UNASKED_BYTES_PER_SECOND} bytes, as it arrives`, () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ sent: fc.nat(PER_CALL_BYTES), readDuring: fc.double({ min: 0, max: 1, noNaN: true }) }), { minLength: 1, maxLength: CALLS_HELD }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 20 }),
+        fc.integer({ min: 1, max: 64 * 1024 * 1024 }),
+        (calls, cuts, flood) => {
+          const count = new UnaskedCount(0, () => 0, PER_CALL_BYTES);
+          let refused = 0;
+          let unread = 0;
+          const read = (bytes: number, waiting: boolean): void => {
+            for (const size of chunks(bytes, cuts)) if (!count.bytes(size, waiting)) refused += 1;
+            unread -= bytes;
+          };
+          for (const call of calls) {
+            count.called();
+            unread += call.sent;
+            read(Math.floor(unread * call.readDuring), true);
+            read(unread, false);
+          }
+          expect(refused).toBe(0);
+          // a flood after them: refused at the chunk that passes what is left of the calls' allowance and the bucket
+          const spent = calls.reduce((sum, call) => sum + call.sent, 0);
+          const allowed = calls.length * PER_CALL_BYTES - spent + UNASKED_BYTES_PER_SECOND;
+          let through = 0;
+          for (const size of chunks(flood, cuts)) {
+            if (!count.bytes(size, false)) break;
+            through += size;
+          }
+          expect(through).toBeLessThanOrEqual(allowed);
+          if (flood > allowed) expect(through).toBeGreaterThan(allowed - 65_536);
+          else expect(through).toBe(flood);
+        },
+      ),
+      { numRuns: runs(60) },
+    );
+  });
+
+  it(`refills its ${UNASKED_BYTES_PER_SECOND} bytes a second between calls, and stops a stdio server's huge line within it`, () => {
+    let clock = 0;
+    const count = new UnaskedCount(0, () => clock);
+    for (let second = 0; second < 60; second += 1) {
+      clock = second * 1000;
+      expect(count.bytes(UNASKED_BYTES_PER_SECOND, false)).toBe(true);
+    }
+    // the bucket is spent within the second: a line of 5 MiB in 64 KiB chunks is stopped at its first chunk
+    expect(count.bytes(65_536, false)).toBe(false);
+    // while a request waits, its answer is not counted
+    expect(count.bytes(64 * 1024 * 1024, true)).toBe(true);
   });
 });
