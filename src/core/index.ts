@@ -80,6 +80,7 @@ export { receiptPiecesSeen, receiptSeen, receiptTextSeen, registrySourceSeen, so
 export type { ProgressUpdate } from './progress.js';
 export type { BrokenMatch, Candidate, Contest, MatchConfidence, MatchResult, MatchStage, NearMiss } from './match-result.js';
 export { MAX_INTENT_CHARACTERS } from './match-result.js';
+export { DEFAULT_LIMIT, isMatchLimit, limitRefusal, LIMIT_SCHEMA, MAX_LIMIT, withLimitRefusal } from './match-limit.js';
 export type { MatchOutcome, UsageEvent } from './usage-event.js';
 export type { RejectedCall } from './rejected-call.js';
 export { PLACEHOLDER_PATTERN, listPlaceholders, wholePlaceholder, type Placeholder } from './template.js';

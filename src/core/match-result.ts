@@ -74,5 +74,5 @@ export type MatchResult =
   | { found: true; confidence: MatchConfidence; stage: MatchStage; candidates: Candidate[]; incomplete?: string; broken?: BrokenMatch[]; contested?: Contest[] }
   | { found: false; suggestion: string; near: NearMiss[]; incomplete?: string; broken?: BrokenMatch[] };
 
-/** The longest intent a match takes, in characters (code points): hldp match holds it as POST /v1/match's schema does (maxLength there: openapi imports nothing). */
+/** The longest intent a match takes, in characters (code points): hldp match holds it as POST /v1/match's schema does (maxLength there). */
 export const MAX_INTENT_CHARACTERS = 4000;

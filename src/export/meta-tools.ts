@@ -1,6 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { JsonSchema } from '../core/index.js';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../matcher/index.js';
+import { LIMIT_SCHEMA, MAX_LIMIT, type JsonSchema } from '../core/index.js';
 import type { ToolHints } from './tool-annotations.js';
 
 /** A tool the gateway itself answers, beside the registry's: same fields as a listed registry tool. */
@@ -19,14 +18,14 @@ export const FIND_TOOL: MetaTool = {
   name: 'tool_find',
   title: '查找工具 (find a tool)',
   description:
-    'Find the registered tools for an intent, in any language. Answers 1-3 candidates (name, intent, params schema) to call next, ' +
+    `Find the registered tools for an intent, in any language. Answers 1-${MAX_LIMIT} candidates (name, intent, params schema) to call next, ` +
     'with confidence high or low (low: they match part of the intent, or only its meaning; check one fits), or found:false when nothing matches; ' +
     'high ones are added to your list for this turn; a low one you call with tool_call once you checked it fits. Runs nothing.',
   inputSchema: {
     type: 'object',
     properties: {
       intent: { type: 'string', minLength: 1, maxLength: 4000, description: 'what you want to do, e.g. 查看最近的提交记录' },
-      limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT, description: 'how many candidates at most' },
+      limit: LIMIT_SCHEMA,
       context: {
         type: 'object',
         description: 'what you know about the situation: tools you expect to need, the group you work in',

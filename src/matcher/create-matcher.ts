@@ -9,9 +9,9 @@ import { isChineseWord, lexiconFailed, lexiconSettled, loadLexicon } from './lex
 import type { MatchContext } from './context.js';
 import {
   DEFAULT_LIMIT,
+  EXPLAINED_TOOLS,
   explainIntent,
   matchIntent,
-  MAX_LIMIT,
   type IntentEngine,
   type IntentExplanation,
 } from './match-intent.js';
@@ -28,7 +28,7 @@ import { loadWordVectors } from './word-vector-file.js';
 
 /** How to match an intent. */
 export interface MatchIntentOptions {
-  /** how many candidates at most (default 3, at most 10) */
+  /** how many candidates at most: an integer from 1 to MAX_LIMIT (3, the default); anything else is a RangeError */
   limit?: number;
   /** what the caller knows about the situation: tools it expects, its group, its session's recent tools */
   context?: MatchContext;
@@ -249,7 +249,7 @@ function assemble(index: ToolIndex, searchIndex: SearchIndex | undefined, valida
     lookup: (tool, params) => lookupTool(index, resolver, validator, tool, params),
     resolve: (tool) => resolver.resolve(tool),
     matchIntent: (intent, { limit = DEFAULT_LIMIT, context } = {}) => builtAgainIfRefused(() => matchIntent(engine(), intent, limit, context)),
-    explainIntent: (intent, context) => builtAgainIfRefused(() => explainIntent(engine(), intent, MAX_LIMIT, context)),
+    explainIntent: (intent, context) => builtAgainIfRefused(() => explainIntent(engine(), intent, EXPLAINED_TOOLS, context)),
     prepare: () => {
       builtAgainIfRefused(engine);
       warmUpTransliteration();

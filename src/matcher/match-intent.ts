@@ -1,4 +1,4 @@
-import { compressSchema, type Candidate, type MatchConfidence, type MatchResult, type NearMiss, type ToolDefinition } from '../core/index.js';
+import { compressSchema, DEFAULT_LIMIT, isMatchLimit, limitRefusal, MAX_LIMIT, type Candidate, type MatchConfidence, type MatchResult, type NearMiss, type ToolDefinition } from '../core/index.js';
 import type { Calibration } from './calibration.js';
 import { contestedBy } from './contested.js';
 import { applyContext, type MatchContext } from './context.js';
@@ -11,10 +11,10 @@ import { missingToolSuggestion } from './suggestion.js';
 import { RELATED_WORDS } from './thesaurus.js';
 import { MAX_VECTOR_STAGE_TOOLS, meaningAgrees, vectorStage } from './vector-stage.js';
 
-/** Candidates an intent yields by default; the spec asks for one to three. */
-export const DEFAULT_LIMIT = 3;
-/** The most candidates a caller may ask for. */
-export const MAX_LIMIT = 10;
+// the one rule of how many candidates an answer holds (the spec's 1-3): core's, which every surface states
+export { DEFAULT_LIMIT, MAX_LIMIT };
+/** How many of the best-ranked tools `explainIntent` shows (for debugging, benchmarks, and the order the model stage lists tools in): more than an answer offers. */
+export const EXPLAINED_TOOLS = 10;
 
 // a found: false answer names at most this many weakly related tools, never the catalogue
 const MAX_NEAR_MISSES = 3;
@@ -42,7 +42,7 @@ export interface ExplainedTool {
   matched: string[];
 }
 
-/** The reasoning behind an intent's answer: the best-ranked tools (at most `MAX_LIMIT`) and the decision. */
+/** The reasoning behind an intent's answer: the best-ranked tools (at most `EXPLAINED_TOOLS`) and the decision. */
 export interface IntentExplanation {
   /** whether anything in the registry matches part of the request */
   found: boolean;
@@ -73,7 +73,7 @@ export interface IntentEngine {
 export function explainIntent(
   engine: IntentEngine,
   intent: string,
-  count: number = MAX_LIMIT,
+  count: number = EXPLAINED_TOOLS,
   context?: MatchContext,
 ): IntentExplanation {
   return explainRanked(engine, intent, count, context).explanation;
@@ -113,11 +113,12 @@ function explainRanked(
  * near misses.
  */
 export function matchIntent(engine: IntentEngine, intent: string, limit: number = DEFAULT_LIMIT, context?: MatchContext): MatchResult {
-  const wanted = clampLimit(limit);
+  const wanted = checkedLimit(limit);
   const { explanation, words, foreign, nearMiss, tools, cosines } = explainRanked(engine, intent, Math.max(wanted, MAX_NEAR_MISSES), context);
   const { found, confidence, ranked, incomplete } = explanation;
   const unfinished = incomplete === undefined ? {} : { incomplete };
-  const offered = Math.min(wanted, DEFAULT_LIMIT);
+  // every stage offers at most `limit`: the words' stage answered up to 10 where the others stopped at 3 (review U11-25)
+  const offered = wanted;
   if (!found || confidence === undefined) {
     const hybrid = nearMiss && cosines !== undefined ? hybridAnswer(engine, offered, ranked, tools, cosines) : undefined;
     if (hybrid !== undefined) return { found: true, confidence: 'low', stage: 'vector', candidates: hybrid, ...unfinished };
@@ -239,9 +240,10 @@ function byWords(ranked: readonly RankedTool[]): readonly RankedTool[] {
   return [...ranked].sort((a, b) => b.wordsScore - a.wordsScore || a.position - b.position);
 }
 
-/** A caller's limit as a whole number of candidates from 1 to `MAX_LIMIT`. */
-export function clampLimit(limit: number): number {
-  return Math.min(MAX_LIMIT, Math.max(1, Math.floor(Number.isFinite(limit) ? limit : DEFAULT_LIMIT)));
+/** A caller's limit, an integer from 1 to `MAX_LIMIT`; anything else is refused (RangeError), never cut: each surface refuses it first, in the same words. */
+export function checkedLimit(limit: number): number {
+  if (!isMatchLimit(limit)) throw new RangeError(limitRefusal('limit', limit));
+  return limit;
 }
 
 function explain(

@@ -1,7 +1,7 @@
 import { findTool, type Candidate, type MatchResult } from '../core/index.js';
 import { withBrokenMatches } from './broken-matches.js';
 import type { Matcher, MatchIntentOptions } from './create-matcher.js';
-import { clampLimit, DEFAULT_LIMIT, toCandidate } from './match-intent.js';
+import { checkedLimit, DEFAULT_LIMIT, toCandidate } from './match-intent.js';
 import type { ModelAsker, ModelStage } from './model-stage.js';
 
 /**
@@ -20,7 +20,7 @@ export async function matchWithModel(matcher: Matcher, stage: ModelStage | undef
 async function answerOf(matcher: Matcher, stage: ModelStage | undefined, intent: string, options: MatchIntentOptions, asker: ModelAsker): Promise<MatchResult> {
   const lexical = matcher.matchIntent(intent, options);
   if (stage === undefined || (lexical.found && lexical.confidence === 'high') || intent.trim() === '') return lexical;
-  const limit = clampLimit(options.limit ?? DEFAULT_LIMIT);
+  const limit = checkedLimit(options.limit ?? DEFAULT_LIMIT);
   const { ranked } = matcher.explainIntent(intent, options.context);
   const answer = await stage.name(intent, matcher.index, limit, ranked.map((entry) => entry.tool), asker);
   if (!answer.ok && answer.reason === 'limited') {

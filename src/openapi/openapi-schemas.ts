@@ -1,5 +1,6 @@
 /** JSON Schemas of the HTTP API's bodies: the OpenAPI document's components, and what requests are validated with. */
 import { readFileSync } from 'node:fs';
+import { LIMIT_SCHEMA } from '../core/index.js';
 import { WIRE_ERROR_CODES } from './wire-errors.js';
 import { POLICY_SCHEMAS } from './openapi-policy-schemas.js';
 
@@ -146,7 +147,7 @@ export const COMPONENT_SCHEMAS = {
     properties: {
       intent: { type: 'string', minLength: 1, maxLength: 4000, description: 'what the agent wants done, in any language' },
       context: { $ref: '#/components/schemas/MatchContext' },
-      limit: { type: 'integer', minimum: 1, maximum: 10, default: 3 },
+      limit: LIMIT_SCHEMA,
     },
   },
   MatchContext: {
@@ -165,7 +166,7 @@ export const COMPONENT_SCHEMAS = {
       params: { type: 'object', default: {} },
       intent: { type: 'string', minLength: 1, maxLength: 4000 },
       context: { $ref: '#/components/schemas/MatchContext' },
-      limit: { type: 'integer', minimum: 1, maximum: 10 },
+      limit: LIMIT_SCHEMA,
       timeout_ms: { type: 'integer', minimum: 1, description: "this call's deadline in ms, within the tool's constraints.max_timeout_ms (default its timeout_ms) and the gateway's max_call_timeout_ms" },
     },
     oneOf: [

@@ -1,4 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
+import { withLimitRefusal } from '../core/index.js';
 import { compileShapeChecker, type ShapeChecker } from '../scanner/index.js';
 import { COMPONENT_SCHEMAS } from '../openapi/index.js';
 
@@ -36,7 +37,9 @@ export function validateBody(schemaName: keyof typeof COMPONENT_SCHEMAS): Reques
       response.status(400).json({ code: 'INVALID_REQUEST', error: stray });
       return;
     }
-    const problems = checkerOf(schemaName)(body);
+    const found = checkerOf(schemaName)(body);
+    // a limit of a match outside 1..MAX_LIMIT is refused naming the range, in the words hldp match and tool_find use (review U11-25)
+    const problems = schemaName === 'MatchRequest' || schemaName === 'CallRequest' ? withLimitRefusal(found, (body as { limit?: unknown }).limit) : found;
     if (problems.length) {
       // the first few, as emptyBody names fields: a body of 20,000 unknown fields was answered with 3.9 MB (review R, R10)
       const named = problems.slice(0, LISTED_PROBLEMS).map(({ path, message }) => ({ path: clip(path.join('.')), message: clip(message) }));

@@ -21,7 +21,7 @@ const home = useServiceHome('warn');
 async function answers(server: ServiceProcess): Promise<unknown[]> {
   const answered: unknown[] = [];
   for (const intent of TOPIC_INTENTS) {
-    const response = await request(server, 'POST', '/v1/match', { body: { intent, limit: 5 }, headers: { prefer: 'wait=120' } });
+    const response = await request(server, 'POST', '/v1/match', { body: { intent, limit: 3 }, headers: { prefer: 'wait=120' } });
     expect(response.status, JSON.stringify(response.json)).toBe(200);
     answered.push(response.json);
   }

@@ -4,7 +4,7 @@ import { deserialize } from 'node:v8';
 import fc from 'fast-check';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolIndex } from '../../src/core/index.js';
-import { createMatcher, searchIndexFiles, type Matcher, loadLexicon } from '../../src/matcher/index.js';
+import { createMatcher, MAX_LIMIT, searchIndexFiles, type Matcher, loadLexicon } from '../../src/matcher/index.js';
 import { UnreadableList } from '../../src/matcher/kept-lists.js';
 import { ARRAYS } from '../../src/matcher/search-index-layout.js';
 import { rankTools } from '../../src/matcher/rank.js';
@@ -24,7 +24,7 @@ const INTENTS = ['查看最近的提交记录', '读取配置文件', 'read the 
 function answers(matcher: Matcher): unknown[] {
   return INTENTS.map((intent) => {
     const { found, confidence, ranked } = matcher.explainIntent(intent);
-    return { intent, found, confidence, shown: ranked.map(({ tool, score, probability, matched }) => ({ name: tool.name, score, probability, matched })), result: matcher.matchIntent(intent, { limit: 5 }) };
+    return { intent, found, confidence, shown: ranked.map(({ tool, score, probability, matched }) => ({ name: tool.name, score, probability, matched })), result: matcher.matchIntent(intent, { limit: MAX_LIMIT }) };
   });
 }
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { MatchResult } from '../../src/core/index.js';
+import { limitRefusal, type MatchResult } from '../../src/core/index.js';
 import { createMatcher, loadLexicon, MAX_LIMIT, type Matcher } from '../../src/matcher/index.js';
 import { makeIndex, makeToolDefinition, scanStarterTools } from './helpers.js';
 
@@ -156,26 +156,27 @@ describe('matchIntent', () => {
   });
 
   describe('when a limit is given', () => {
-    it.each([
-      [1, 1],
-      [2, 2],
-      [0, 1],
-      [-5, 1],
-      [2.7, 2],
-    ])('returns at most the limit %s (read as %s)', (limit, most) => {
+    it.each([1, 2, 3])('returns at most the limit %s', (limit) => {
       const result = matcher.matchIntent('read or write a file', { limit });
       expect(result.found).toBe(true);
       expect(names(result).length).toBeGreaterThanOrEqual(1);
-      expect(names(result).length).toBeLessThanOrEqual(most);
+      expect(names(result).length).toBeLessThanOrEqual(limit);
     });
 
-    it('returns at most three candidates by default and at most MAX_LIMIT when asked for more', () => {
+    // review U11-25: 0, -5 and 2.7 were read as 1, 1 and 2, and 100 as 10, in silence; every surface refuses them first
+    it.each([0, -5, 2.7, 4, 100, Number.NaN])('refuses the limit %s, naming the range 1 to MAX_LIMIT', (limit) => {
+      expect(() => matcher.matchIntent('read or write a file', { limit })).toThrow(new RangeError(limitRefusal('limit', limit)));
+      expect(limitRefusal('limit', limit)).toContain(`must be an integer from 1 to ${MAX_LIMIT}`);
+    });
+
+    it('returns three candidates by default and MAX_LIMIT (the spec\'s three) when asked for that many', () => {
       const tools = Array.from({ length: 20 }, (_, index) =>
         makeToolDefinition({ name: `weather-${index}`, intent: `get the weather forecast for a city, variant ${index}` }),
       );
       const many = createMatcher(makeIndex(tools));
+      expect(MAX_LIMIT).toBe(3);
       expect(names(many.matchIntent('weather forecast for a city')).length).toBe(3);
-      expect(names(many.matchIntent('weather forecast for a city', { limit: 100 })).length).toBe(MAX_LIMIT);
+      expect(names(many.matchIntent('weather forecast for a city', { limit: MAX_LIMIT })).length).toBe(MAX_LIMIT);
     });
   });
 

@@ -3,7 +3,7 @@ import type { ToolDefinition, ToolIndex } from '../../src/core/index.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMatcher, createMatcherLettingGo, searchIndexFiles, type Matcher, loadLexicon } from '../../src/matcher/index.js';
+import { createMatcher, MAX_LIMIT, createMatcherLettingGo, searchIndexFiles, type Matcher, loadLexicon } from '../../src/matcher/index.js';
 import { makeIndex, makeToolDefinition, scanStarterTools } from './helpers.js';
 
 const INTENTS = [
@@ -36,7 +36,7 @@ function answers(matcher: Matcher): unknown[] {
   return INTENTS.map((intent) => {
     const { found, ranked } = matcher.explainIntent(intent);
     const shown = ranked.map(({ tool, score, probability, matched }) => ({ name: tool.name, score, probability, matched }));
-    return { intent, found, shown, result: matcher.matchIntent(intent, { limit: 5 }) };
+    return { intent, found, shown, result: matcher.matchIntent(intent, { limit: MAX_LIMIT }) };
   });
 }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ToolDefinition, ToolIndex } from '../../src/core/index.js';
-import { createMatcher, searchIndexFiles, type Matcher, loadLexicon } from '../../src/matcher/index.js';
+import { createMatcher, MAX_LIMIT, searchIndexFiles, type Matcher, loadLexicon } from '../../src/matcher/index.js';
 import { decodeSearchIndexFile, encodeSearchIndexFile, type DecodedSearchIndexFile } from '../../src/matcher/search-index-layout.js';
 import { splitNames, type StoredSearchIndex } from '../../src/matcher/stored-search-index.js';
 import { makeTempDir } from '../helpers/git.js';
@@ -16,7 +16,7 @@ const INTENTS = ['查看最近的提交记录', '读取配置文件', 'пока�
 function answers(matcher: Matcher): unknown[] {
   return INTENTS.map((intent) => {
     const { found, confidence, ranked } = matcher.explainIntent(intent);
-    return { intent, found, confidence, shown: ranked.map(({ tool, score, probability, matched }) => ({ name: tool.name, score, probability, matched })), result: matcher.matchIntent(intent, { limit: 5 }) };
+    return { intent, found, confidence, shown: ranked.map(({ tool, score, probability, matched }) => ({ name: tool.name, score, probability, matched })), result: matcher.matchIntent(intent, { limit: MAX_LIMIT }) };
   });
 }
 

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eachTool, type ToolIndex } from '../../src/core/index.js';
-import { createMatcher, FITTED_DECISION, FITTED_RANKING, searchIndexFiles, type Matcher } from '../../src/matcher/index.js';
+import { createMatcher, MAX_LIMIT, FITTED_DECISION, FITTED_RANKING, searchIndexFiles, type Matcher } from '../../src/matcher/index.js';
 import { decodeSearchIndexFile } from '../../src/matcher/search-index-layout.js';
 import { Scanner } from '../../src/scanner/index.js';
 import { makeTempDir, makeToolYaml } from '../helpers/git.js';
@@ -27,7 +27,7 @@ const INTENTS = ['check the weather list', 'open the payroll', 'deploy helper', 
 
 /** Everything an answer shows, the calibration included. */
 function answers(matcher: Matcher): unknown[] {
-  return INTENTS.map((intent) => ({ explained: matcher.explainIntent(intent), result: matcher.matchIntent(intent, { limit: 5 }) }));
+  return INTENTS.map((intent) => ({ explained: matcher.explainIntent(intent), result: matcher.matchIntent(intent, { limit: MAX_LIMIT }) }));
 }
 
 /** The same index with its tools in a plain list (a fresh start that reads them all). */

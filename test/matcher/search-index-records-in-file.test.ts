@@ -2,7 +2,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ToolIndex } from '../../src/core/index.js';
-import { createMatcher, searchIndexFiles, type Matcher, loadLexicon } from '../../src/matcher/index.js';
+import { createMatcher, MAX_LIMIT, searchIndexFiles, type Matcher, loadLexicon } from '../../src/matcher/index.js';
 import { makeTempDir } from '../helpers/git.js';
 import { scanStarterTools } from './helpers.js';
 
@@ -10,7 +10,7 @@ const INTENTS = ['read the file README.md', 'show the last commits', 'tell me a 
 
 /** Everything an answer shows, for comparing two matchers. */
 function answers(matcher: Matcher): unknown[] {
-  return INTENTS.map((intent) => ({ explained: matcher.explainIntent(intent), result: matcher.matchIntent(intent, { limit: 5 }) }));
+  return INTENTS.map((intent) => ({ explained: matcher.explainIntent(intent), result: matcher.matchIntent(intent, { limit: MAX_LIMIT }) }));
 }
 
 let temp: { path: string; cleanup: () => Promise<void> };

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eachTool, type ToolIndex } from '../../src/core/index.js';
-import { createMatcher, searchIndexFiles, type Matcher } from '../../src/matcher/index.js';
+import { createMatcher, MAX_LIMIT, searchIndexFiles, type Matcher } from '../../src/matcher/index.js';
 import { Scanner } from '../../src/scanner/index.js';
 import { commitFiles, initRepository, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { propertyTimeout, runs } from '../helpers/property-runs.js';
@@ -32,7 +32,7 @@ const definition = (name: string, word: number, aliases = '[]'): string =>
   makeToolYaml(name, { intent: `handle the ${WORDS[word]} of ${name}`, examples: `["show the ${WORDS[(word + 1) % WORDS.length]} of ${name}", "open the ${WORDS[word]} list"]`, aliases });
 
 function answers(matcher: Matcher): unknown[] {
-  return INTENTS.map((intent) => ({ explained: matcher.explainIntent(intent), result: matcher.matchIntent(intent, { limit: 5 }) }));
+  return INTENTS.map((intent) => ({ explained: matcher.explainIntent(intent), result: matcher.matchIntent(intent, { limit: MAX_LIMIT }) }));
 }
 
 function builtWhole(index: ToolIndex): ToolIndex {

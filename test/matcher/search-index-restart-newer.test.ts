@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eachTool, type ToolIndex } from '../../src/core/index.js';
-import { createMatcher, createMatcherLettingGo, searchIndexFiles, type Matcher } from '../../src/matcher/index.js';
+import { createMatcher, MAX_LIMIT, createMatcherLettingGo, searchIndexFiles, type Matcher } from '../../src/matcher/index.js';
 import { Scanner } from '../../src/scanner/index.js';
 import { commitFiles, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { countingEntriesParsed, warmScanner } from '../helpers/warm-cache.js';
@@ -21,7 +21,7 @@ const SAMPLE_READS = 128 + 64;
 
 /** Everything an answer shows, the calibration included. */
 function answers(matcher: Matcher): unknown[] {
-  return TOPIC_INTENTS.map((intent) => ({ explained: matcher.explainIntent(intent), result: matcher.matchIntent(intent, { limit: 5 }) }));
+  return TOPIC_INTENTS.map((intent) => ({ explained: matcher.explainIntent(intent), result: matcher.matchIntent(intent, { limit: MAX_LIMIT }) }));
 }
 
 /** The same index with its tools in a plain list (a fresh start that reads them all). */

@@ -84,7 +84,7 @@ describe('the re-rank by meaning, over any registry and request', () => {
         const words = matcher.reconfigure({ ranking: WORDS_ONLY }).explainIntent(request);
         const nearNames = near.ranked.map((entry) => entry.tool.name);
         const wordNames = words.ranked.map((entry) => entry.tool.name);
-        // explained: at most MAX_LIMIT (10) of each
+        // explained: at most EXPLAINED_TOOLS (10) of each
         if (wordNames.length < 10) for (const name of wordNames) expect(nearNames).toContain(name);
         const added = near.ranked.filter((entry) => !wordNames.includes(entry.tool.name));
         expect(added.length).toBeLessThanOrEqual(FITTED_RANKING.meaningDepth);

@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { toolsOf, withLazyTools, type ToolDefinition, type ToolIndex } from '../../src/core/index.js';
-import { createMatcher, searchIndexFiles } from '../../src/matcher/index.js';
+import { createMatcher, MAX_LIMIT, searchIndexFiles } from '../../src/matcher/index.js';
 import { buildSearchIndex } from '../../src/matcher/search-index.js';
 import { updateSearchIndex } from '../../src/matcher/update-search-index.js';
 import { makeTempDir } from '../helpers/git.js';
@@ -44,7 +44,7 @@ describe('the matcher over an index whose tools are made when read', () => {
       expect(files.read(lazy)).toBeDefined();
       expect(made).toEqual([]);
       const matcher = createMatcher(lazy, { searchFiles: files });
-      for (const intent of INTENTS) expect(matcher.matchIntent(intent, { limit: 5 })).toEqual(whole.matchIntent(intent, { limit: 5 }));
+      for (const intent of INTENTS) expect(matcher.matchIntent(intent, { limit: MAX_LIMIT })).toEqual(whole.matchIntent(intent, { limit: MAX_LIMIT }));
       expect(matcher.lookup('current weather', {})).toEqual(whole.lookup('current weather', {}));
     });
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { MatchResult, ToolDefinition } from '../../src/core/index.js';
 import { calibrate } from '../../src/matcher/calibration.js';
-import { createMatcher, FITTED_DECISION, FITTED_RANKING, lexiconSettled, type Matcher } from '../../src/matcher/index.js';
+import { createMatcher, MAX_LIMIT, FITTED_DECISION, FITTED_RANKING, lexiconSettled, type Matcher } from '../../src/matcher/index.js';
 import { explainIntent, type IntentEngine } from '../../src/matcher/match-intent.js';
 import { buildSearchIndex } from '../../src/matcher/search-index.js';
 import { updateSearchIndex } from '../../src/matcher/update-search-index.js';
@@ -63,7 +63,7 @@ function engineOver(tools: ToolDefinition[]): IntentEngine {
 }
 
 function answers(matcher: Matcher): Array<{ answer: MatchResult; explained: unknown }> {
-  return REQUESTS.map((request) => ({ answer: matcher.matchIntent(request, { limit: 5 }), explained: matcher.explainIntent(request) }));
+  return REQUESTS.map((request) => ({ answer: matcher.matchIntent(request, { limit: MAX_LIMIT }), explained: matcher.explainIntent(request) }));
 }
 
 describe('warmUpTexts', () => {

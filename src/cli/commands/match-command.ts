@@ -1,14 +1,14 @@
 import { JSON_OPTION, REPOSITORY_OPTIONS, REPOSITORY_USAGE, writeJson, writeLines, type Command } from '../command.js';
 import { UsageError } from '../usage-error.js';
-import type { MatchResult, ToolIndex } from '../../core/index.js';
+import { DEFAULT_LIMIT, isMatchLimit, limitRefusal, MAX_LIMIT, type MatchResult, type ToolIndex } from '../../core/index.js';
 
-/** `hldp match`: 1-3 candidates for an intent, or `found: false` with a suggestion; never runs anything. */
+/** `hldp match`: 1 to MAX_LIMIT (3) candidates for an intent, or `found: false` with a suggestion; never runs anything. */
 export const matchCommand: Command = {
   name: 'match',
   usage: `"INTENT" [--limit N] ${REPOSITORY_USAGE} [--json]`,
   summary: 'find the tools that fit an intent (never runs them)',
   options: { ...REPOSITORY_OPTIONS, ...JSON_OPTION, limit: { type: 'string', short: 'n' } },
-  optionHelp: { limit: 'N: at most N candidates (1-3)' },
+  optionHelp: { limit: `N: at most N candidates, an integer from 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT})` },
   maxPositionals: 1,
   async run(flags, positionals, io) {
     const intent = positionals[0]?.trim();
@@ -17,12 +17,9 @@ export const matchCommand: Command = {
     const { MAX_INTENT_CHARACTERS } = await import('../../core/index.js');
     const characters = [...intent].length;
     if (characters > MAX_INTENT_CHARACTERS) throw new UsageError(`the intent is ${characters} characters; a match takes at most ${MAX_INTENT_CHARACTERS} (as POST /v1/match does): say what you want done in fewer words`);
-    const { createMatcher, createModelStage, formatMatchResult, matchWithModel, MAX_LIMIT } = await import('../../matcher/index.js');
+    const { createMatcher, createModelStage, formatMatchResult, matchWithModel } = await import('../../matcher/index.js');
     const { configFromFlags, scanWithUncommitted } = await import('../open-registry.js');
-    const limit = flags.limit === undefined ? undefined : Number(flags.limit);
-    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)) {
-      throw new UsageError(`--limit must be an integer from 1 to ${MAX_LIMIT}`);
-    }
+    const limit = flags.limit === undefined ? undefined : matchLimit(String(flags.limit));
     const { warnIfStale } = await import('../stale-index.js');
     const { warnIfUncommitted } = await import('../uncommitted-definitions.js');
     const answer = (index: ToolIndex, uncommitted: string[], result: MatchResult): number => {
@@ -58,3 +55,10 @@ export const matchCommand: Command = {
     return answer(index, uncommitted, await matchWithModel(await createMatcher(index).ready(intent), stage, intent, asked));
   },
 };
+
+// --limit as typed: an integer from 1 to MAX_LIMIT, else exit 2 in the words POST /v1/match answers 400 with (review U11-25)
+function matchLimit(text: string): number {
+  const value = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?\s*$/i.test(text) ? Number(text) : undefined;
+  if (value === undefined || !isMatchLimit(value)) throw new UsageError(limitRefusal('--limit', value ?? text));
+  return value;
+}

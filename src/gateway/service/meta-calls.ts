@@ -1,6 +1,6 @@
-import type { MatchResult, ProgressUpdate } from '../../core/index.js';
+import { withLimitRefusal, type MatchResult, type ProgressUpdate } from '../../core/index.js';
 import { APPROVAL_WAIT_TOOL, CALL_TOOL, callParams, CONFIRM_TOOL, FIND_TOOL, LOAD_TOOL, META_TOOLS, READ_SKILL_TOOL, TOOLSET_TOOL, type MetaTool } from '../../export/index.js';
-import { compactSchema, MAX_LIMIT } from '../../matcher/index.js';
+import { compactSchema } from '../../matcher/index.js';
 import { compileShapeChecker, type ShapeChecker } from '../../scanner/index.js';
 import type { MetaAnswer, SessionState, ToolsetRequest } from '../../sessions/index.js';
 import { waitForApproval } from '../../oversight/index.js';
@@ -66,7 +66,8 @@ export async function runMetaTool(
     case FIND_TOOL.name: {
       const intent = (args.intent as string).trim();
       if (intent === '') return { kind: 'invalid', code: 'INVALID_PARAMS', error: `invalid params for '${tool.name}': 'intent' must be a non-empty string. Expected params: ${compactSchema(tool.inputSchema)}` };
-      const limit = args.limit === undefined ? undefined : Math.min(MAX_LIMIT, args.limit as number);
+      // checked against the schema above: a limit outside 1..MAX_LIMIT is INVALID_PARAMS, never cut (review U11-25)
+      const limit = args.limit as number | undefined;
       const context = args.context as { tools?: string[]; group?: string } | undefined;
       const tools = context?.tools;
       const group = context?.group;
@@ -105,7 +106,9 @@ function argumentProblems(tool: MetaTool, args: Record<string, unknown>): string
   const unknown = Object.keys(args).filter((key) => !Object.hasOwn(properties, key)).map((key) => `'${key}' is not a parameter of this tool`);
   let checker = checkers.get(tool.name);
   if (!checker) checkers.set(tool.name, (checker = compileShapeChecker({ ...tool.inputSchema, required: [], additionalProperties: true }, 'the arguments')));
-  return [...missing, ...unknown, ...checker(args).map((problem) => problem.message)];
+  // tool_find's limit outside 1..MAX_LIMIT is refused in the words POST /v1/match and hldp match use (review U11-25)
+  const problems = tool.name === FIND_TOOL.name ? withLimitRefusal(checker(args), args['limit']) : checker(args);
+  return [...missing, ...unknown, ...problems.map((problem) => problem.message)];
 }
 
 // the deadline and progress sink a surface read from the request (HTTP `timeout_ms`, MCP `_meta`), passed on to the call it runs
