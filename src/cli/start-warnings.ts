@@ -1,16 +1,18 @@
 import type { GatewayConfig } from '../config/index.js';
 import { filesWithErrors, formatDiagnostic, type Diagnostic, type ToolIndex } from '../core/index.js';
 import { deputyTokenWarnings, PolicySet, undecidableApprovals } from '../policy/index.js';
+import { unconfiguredMcpServerLines } from './mcp-server-warnings.js';
 import { terminalSafe } from './terminal-safe.js';
 
 /**
  * What a start says of the registry it serves against its config, as `hldp serve` and `hldp mcp` both say it:
  * `notes`, the definitions dropped or served in part (each file's errors in line order) and a broken policy's
- * consequence; `warnings`, no tools, an approve rule no one may decide, an apis token lent to agents. `hldp mcp` said
+ * consequence; `warnings`, no tools, an approve rule no one may decide, an apis token lent to agents, an MCP server
+ * tools run on that the config lacks. `hldp mcp` said
  * none of it: the operator whose agent used stdio never heard that 4 tools were out, nor that a rule's requests could
  * only expire (review userZ10, U10-9). `degraded` is what tells the state again (serve: GET /healthz).
  */
-export function registryStartLines(index: ToolIndex, config: Pick<GatewayConfig, 'principals' | 'apis'>, degraded: string): { notes: string[]; warnings: string[] } {
+export function registryStartLines(index: ToolIndex, config: GatewayConfig, degraded: string): { notes: string[]; warnings: string[] } {
   // a definition left out is named at start: "serving 1 tools" alone hides the two that were dropped; one served in
   // part (a toolset missing a member) is said to be served, not dropped (review userX, X2)
   const { dropped, partial } = filesWithErrors(index);
@@ -28,5 +30,7 @@ export function registryStartLines(index: ToolIndex, config: Pick<GatewayConfig,
   const undecidable = undecidableApprovals(index, config.principals).map((warning) => terminalSafe(formatDiagnostic(warning)));
   // an apis target holding an admin's or approver's token lends it to every agent allowed its tools (review userZ4, F6)
   const deputies = deputyTokenWarnings(config.apis, config.principals).map(terminalSafe);
-  return { notes, warnings: [...index.warnings.filter((warning) => warning.code === 'NO_TOOLS').map((warning) => terminalSafe(warning.message)), ...undecidable, ...deputies] };
+  // tools on an MCP server this config lacks: said at start, not at an agent's first call (review userZ11, U11-23)
+  const unconfigured = unconfiguredMcpServerLines(index, config).map(terminalSafe);
+  return { notes, warnings: [...index.warnings.filter((warning) => warning.code === 'NO_TOOLS').map((warning) => terminalSafe(warning.message)), ...undecidable, ...deputies, ...unconfigured] };
 }

@@ -185,6 +185,32 @@ export function knownParamLists(index: Pick<ToolIndex, 'tools'>): ParamLists | u
   return lazyMakers.get(index)?.paramLists?.();
 }
 
+/** The tools of an index whose executor is `mcp`: each one's position in the index and the server its `mcp.server` names, in index order. */
+export type McpServerList = ReadonlyArray<readonly [at: number, server: string]>;
+
+/**
+ * Each tool that runs on an MCP server, by name, with the server it names: of an index made by `withLazyTools`, what
+ * it knows without making a tool (the scan cache keeps it), else undefined — nothing is made to find out, as a start
+ * from a warm cache makes no definition (review userZ11, U11-23); of any other index, read from its tools.
+ */
+export function knownMcpServers(index: Pick<ToolIndex, 'tools'>): Array<{ tool: string; server: string }> | undefined {
+  const make = lazyMakers.get(index);
+  const names = lazyNames.get(index);
+  if (!make || !names) return mcpServerList(index.tools).map(([at, server]) => ({ tool: index.tools[at]!.name, server }));
+  return make.mcpServers?.()?.map(([at, server]) => ({ tool: names[at]!, server }));
+}
+
+/** The MCP servers `tools` run on (`McpServerList`), read from the definitions. */
+export function mcpServerList(tools: Iterable<Pick<ToolDefinition, 'executor' | 'mcp'>>): Array<[number, string]> {
+  const list: Array<[number, string]> = [];
+  let at = 0;
+  for (const tool of tools) {
+    if (tool.executor === 'mcp' && tool.mcp) list.push([at, tool.mcp.server]);
+    at++;
+  }
+  return list;
+}
+
 /** The name of the tool at that position of the sequence (without making it, where its names are known). */
 export function toolNameAt(tools: ToolSequence, position: number): string | undefined {
   return tools.nameAt ? tools.nameAt(position) : tools.at(position)?.name;
@@ -219,6 +245,7 @@ interface LazyMaker {
   peek: (position: number) => ToolDefinition;
   aliasLists?: (() => ReadonlyArray<readonly string[]> | undefined) | undefined;
   paramLists?: (() => ParamLists | undefined) | undefined;
+  mcpServers?: (() => McpServerList | undefined) | undefined;
   origin?: ToolOrigin | undefined;
 }
 
@@ -228,6 +255,8 @@ export interface LazyToolsKnown {
   aliasLists?: () => ReadonlyArray<readonly string[]> | undefined;
   /** every tool's declared params in order, or undefined when it cannot say (`knownParamLists`) */
   paramLists?: () => ParamLists | undefined;
+  /** the tools whose executor is `mcp`, with their server, or undefined when it cannot say (`knownMcpServers`) */
+  mcpServers?: () => McpServerList | undefined;
   /** what its tools are made from (`sameToolsAt`) */
   origin?: ToolOrigin;
 }
@@ -271,7 +300,7 @@ export function withLazyTools(fields: Omit<ToolIndex, 'tools'>, names: readonly 
   });
   Object.assign(index, rest);
   lazyNames.set(index, names);
-  lazyMakers.set(index, { count: names.length, at: madeAt, peek: (position) => made[position]?.deref() ?? toolAt(position, false), aliasLists: known.aliasLists, paramLists: known.paramLists, origin: known.origin });
+  lazyMakers.set(index, { count: names.length, at: madeAt, peek: (position) => made[position]?.deref() ?? toolAt(position, false), aliasLists: known.aliasLists, paramLists: known.paramLists, mcpServers: known.mcpServers, origin: known.origin });
   lazyLookups.set(index, (name) => {
     const at = positionOf(names, name, (known) => known);
     return at === undefined ? undefined : madeAt(at);

@@ -7,7 +7,7 @@ export {
   type MatchIntentOptions,
 } from './create-matcher.js';
 export type { LookupResult } from './lookup.js';
-export { createToolResolver, LIST_THE_TOOLS } from './lookup.js';
+export { createToolResolver, keptName, LIST_THE_TOOLS } from './lookup.js';
 export { searchIndexFiles, type SearchIndexFiles } from './search-index-file.js';
 export { createParamsValidator, type ParamProblem, type ParamsValidator } from './validate-params.js';
 export { PARAMS_FORMATS, type UnusableSchema } from './unusable-schema.js';

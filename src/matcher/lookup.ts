@@ -45,6 +45,16 @@ export function createToolResolver(index: ToolIndex): ToolResolver {
   };
 }
 
+/**
+ * The name the store keeps a call of `name` under, and so what a filter naming a tool looks for: the tool it resolves
+ * to (a call by an alias, or by any spelling that folds to a name, is kept under the tool's name), else `name` as
+ * given (an unknown tool's rejection is kept as asked). One rule for `GET /v1/rejections?tool=`, the console and
+ * `hldp receipts --tool` (review userZ11, U11-13).
+ */
+export function keptName(resolver: Pick<ToolResolver, 'resolve'>, name: string): string {
+  return resolver.resolve(name)?.name ?? name;
+}
+
 /** `createToolResolver` with its alias table made now, stopping every thousand tools (normalising aliases takes tens of milliseconds at 10,000). */
 export function* toolResolverSteps(index: ToolIndex): Generator<void, ToolResolver, void> {
   const aliases = yield* aliasTableSteps(index);

@@ -1,6 +1,6 @@
 import type { Receipt, ToolIndex } from '../core/index.js';
 import type { EventHub } from '../events/index.js';
-import type { Matcher } from '../matcher/index.js';
+import { keptName, type Matcher } from '../matcher/index.js';
 import type { ApprovalAnswer, ApprovalDesk, DecideOptions, Principal, Principals } from '../policy/index.js';
 import type { SessionManager } from '../sessions/index.js';
 import type { Store } from '../store/index.js';
@@ -38,7 +38,7 @@ export interface OversightGateway {
  * found none (review userZ11, U11-13). A name no tool answers to now (an unknown tool's, as asked) is looked for as it is.
  */
 export function rejectionsTool(gateway: Pick<OversightGateway, 'registry'>, tool: string): string {
-  return gateway.registry.matcher.resolve(tool)?.name ?? tool;
+  return keptName(gateway.registry.matcher, tool);
 }
 
 /** What an approval wait answers for a decided request that has a receipt: the outcome the gateway's call path gives for a call that ran. */

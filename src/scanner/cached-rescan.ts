@@ -5,7 +5,7 @@ import { patchIndex } from './patch-index.js';
 import type { PatchedEntries } from './patched-entries.js';
 import { readChanged, searchEntries } from './read-changed.js';
 import { definitionPath, type EntryDiff, type Snapshot, type ToolEntry } from './sources/source.js';
-import { parseFacts, patchedStored, restoreIndex, storedAliasLists, storeSummaries, type StoredIndex } from './stored-index.js';
+import { parseFacts, patchedStored, restoreIndex, storedAliasLists, storedMcpServers, storeSummaries, type StoredIndex } from './stored-index.js';
 import { isUnread } from './unread-entry.js';
 import type { ParseOptions } from './yaml-mapping.js';
 
@@ -135,6 +135,9 @@ async function summariesOf(from: CachedScanState, next: PatchedEntries, previous
   if (!facts || !aliasLists) return undefined;
   // an unchanged tool's params as the stored index keeps them (none kept: the new stored index keeps none either)
   const params = parseParamLists(stored.params, stored.names.length);
+  // an unchanged tool's MCP server as the stored index keeps it (none kept: not known, and the new one keeps none)
+  const kept = storedMcpServers(stored);
+  const servers = kept && new Map(kept);
   const toolAt = new Int32Array(from.entries.length).fill(-1);
   stored.positions.forEach((position, at) => {
     toolAt[position] = at;
@@ -160,6 +163,8 @@ async function summariesOf(from: CachedScanState, next: PatchedEntries, previous
     const tool: ToolSummary = { name, aliases: aliasLists[at]!, source: { path: definitionPath(folder) }, position, params: params && declaredTextAt(params, at) };
     const group = groups.get(at);
     if (group !== undefined) tool.group = group;
+    const server = servers ? servers.get(at) : null;
+    if (server !== undefined) tool.server = server;
     summaries[position] = { folder, oid: '', diagnostics: [], tool };
     stubs.push(position);
   }

@@ -8,7 +8,7 @@ import type { Position } from './yaml-locator.js';
  * its schema declares (`declaredText`), which the cache keeps with the index for a policy's condition-key check
  * (review Z17, Z17-5; absent: not known, and the cache keeps none).
  */
-export type ToolSummary = ToolStub & { position: number; params?: string | undefined };
+export type ToolSummary = ToolStub & { position: number; params?: string | undefined; server?: string | null };
 
 /**
  * What a cold scan keeps of one entry while the others are read: its kind, folder, oid, diagnostics and positions,
@@ -41,6 +41,10 @@ export function summaryOf(entry: ScanEntry): EntrySummary {
     const params = schema !== undefined ? declaredText(declaredParams(schema)) : (tool as { params?: string }).params;
     stub = path === definitionPath(entry.folder) ? new FolderToolSummary(name, aliases, entry.folder, params) : { name, aliases, source: { path: flatString(path) }, position: -1, params };
     if (tool.group !== undefined) stub.group = ownString(tool.group);
+    // the MCP server an mcp tool names, which a start checks against the config (review userZ11, U11-23); set on the
+    // few tools that have one, as the group is. A summary's own (null: not known) is kept as it is
+    const server = 'executor' in tool ? (tool.executor === 'mcp' ? tool.mcp?.server : undefined) : (tool as { server?: string | null }).server;
+    if (server !== undefined) stub.server = server === null ? null : ownString(server);
   }
   // made field by field, in one order, every field in the literal: a copy by rest and spread (`{ ...rest }`) gave
   // each summary a hidden class of its own (V8 maps and their descriptors: ~240 bytes a tool, 24 MB at 100,000 tools,
@@ -58,6 +62,7 @@ export function summaryOf(entry: ScanEntry): EntrySummary {
 class FolderToolSummary {
   position = -1;
   declare group?: string;
+  declare server?: string | null;
   constructor(
     readonly name: string,
     readonly aliases: string[],

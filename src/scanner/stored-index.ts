@@ -1,4 +1,4 @@
-import { declaredParams, knownParamLists, ParamListsBuilder, paramListsOf, paramListsText, parseParamLists, toolsOf, withLazyTools, type EntryKind, type ParamLists, type ToolDefinition, type ToolIndex } from '../core/index.js';
+import { declaredParams, knownParamLists, mcpServerList, ParamListsBuilder, paramListsOf, paramListsText, parseParamLists, toolsOf, withLazyTools, type EntryKind, type McpServerList, type ParamLists, type ToolDefinition, type ToolIndex } from '../core/index.js';
 import type { ClaimHistory } from './sources/claim-history.js';
 import { assembleLettingGo, entryKind, type ReadEntry, type ScanEntry } from './build-index.js';
 import { asciiJson, type EntrySummary, type ToolSummary } from './entry-summary.js';
@@ -39,6 +39,11 @@ export interface StoredIndex {
    * Absent when the scan could not say them: the check then reads the tools
    */
   params?: string;
+  /**
+   * the tools whose executor is `mcp` and the server each names, as the JSON of `McpServerList`: what a start checks
+   * against the config's `mcp_servers` without making every tool (review userZ11, U11-23). Absent when not known
+   */
+  servers?: string;
   toolsets: ToolIndex['toolsets'];
   skills: ToolIndex['skills'];
   policies?: ToolIndex['policies'];
@@ -72,8 +77,9 @@ export function* storeIndexSteps(index: ToolIndex, entries: readonly ScanEntry[]
   const names = index.tools.map((tool) => tool.name);
   const kinds = kindLetters(entries);
   const facts = factsJson(index.tools, tools, entries);
+  const servers = asciiJson(mcpServerList(index.tools));
   const { toolsets, skills, policies, errors, warnings, contested } = index;
-  return { positions: tools, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), facts, params: paramListsText(params.lists()), toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, ...(contested ? { contested } : {}) };
+  return { positions: tools, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), facts, params: paramListsText(params.lists()), servers, toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, ...(contested ? { contested } : {}) };
 }
 
 /**
@@ -95,8 +101,10 @@ export async function storeSummaries(source: string, commit: string, summaries: 
   // each tool's params as its summary says them (a cold scan's parse thread, or the stored index a rescan started from)
   const params = new ParamListsBuilder();
   const known = index.tools.every((tool) => tool.params !== undefined && params.addText(tool.params));
+  // each tool's MCP server as its summary says it (none: not an mcp tool; null: a stub of a stored index that kept none)
+  const servers = index.tools.some((tool) => tool.server === null) ? undefined : asciiJson(index.tools.flatMap((tool, at) => (typeof tool.server === 'string' ? [[at, tool.server]] : [])));
   const { toolsets, skills, policies, errors, warnings, contested } = index;
-  return { positions, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), facts, ...(known ? { params: paramListsText(params.lists()) } : {}), toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, ...(contested ? { contested } : {}) };
+  return { positions, aliases, names, kinds, toolAliases: aliasListsJson(index.tools), facts, ...(known ? { params: paramListsText(params.lists()) } : {}), ...(servers !== undefined ? { servers } : {}), toolsets, skills, ...(policies ? { policies } : {}), errors, warnings, ...(contested ? { contested } : {}) };
 }
 
 /** What a stored index keeps of its tools for assembling it again (`StoredIndex.facts`), beside their names and aliases. */
@@ -137,6 +145,20 @@ export function parseFacts(stored: StoredIndex): ToolFacts | undefined {
   if (typeof facts !== 'object' || facts === null || !pairs(facts.groups) || !pairs(facts.folders) || !Array.isArray(facts.parse)) return undefined;
   if (!facts.parse.every((position) => Number.isSafeInteger(position) && position >= 0 && position < stored.kinds.length)) return undefined;
   return facts as ToolFacts;
+}
+
+/** The MCP servers a stored index keeps (`servers`), parsed, or undefined when it keeps none or they are not `McpServerList`'s of its tools. */
+export function storedMcpServers(stored: Pick<StoredIndex, 'servers' | 'names'>): McpServerList | undefined {
+  if (typeof stored.servers !== 'string') return undefined;
+  let list: unknown;
+  try {
+    list = JSON.parse(stored.servers);
+  } catch {
+    return undefined;
+  }
+  const tools = Array.isArray(stored.names) ? stored.names.length : 0;
+  const fits = (pair: unknown): boolean => Array.isArray(pair) && pair.length === 2 && Number.isSafeInteger(pair[0]) && pair[0] >= 0 && pair[0] < tools && typeof pair[1] === 'string';
+  return Array.isArray(list) && list.every(fits) ? (list as McpServerList) : undefined;
 }
 
 /** The tools' aliases a stored index keeps (`toolAliases`), parsed, or undefined when it keeps none or they do not fit. */
@@ -236,7 +258,8 @@ export function restoreIndex(stored: StoredIndex, read: CachedEntries | PatchedE
     }
     return lists;
   };
-  return withLazyTools(fields, names, toolAt, { aliasLists, paramLists, origin: { base: entries.base, lines, swapped } });
+  const mcpServers = (): McpServerList | undefined => storedMcpServers(stored);
+  return withLazyTools(fields, names, toolAt, { aliasLists, paramLists, mcpServers, origin: { base: entries.base, lines, swapped } });
 }
 
 const TOOL_LETTER = 't'.charCodeAt(0);
@@ -249,6 +272,22 @@ const TOOL_LETTER = 't'.charCodeAt(0);
 export function patchedStored(stored: StoredIndex, index: ToolIndex): StoredIndex {
   const sequence = toolsOf(index);
   const lists = knownParamLists(index) ?? (Array.isArray(sequence) ? paramListsOf(sequence.map((tool) => tool.params_schema)) : undefined);
-  const { params: _stale, ...rest } = stored;
-  return lists ? { ...rest, params: paramListsText(lists) } : rest;
+  const { params: _stale, servers: _staleServers, ...rest } = stored;
+  const servers = serversSwapping(stored, sequence);
+  return { ...rest, ...(lists ? { params: paramListsText(lists) } : {}), ...(servers !== undefined ? { servers } : {}) };
+}
+
+// the MCP servers of a patch: those `stored` kept, each position swapped in since its cache file was read judged by its
+// new definition; undefined when neither says (a definition changed may now name another server, or none)
+function serversSwapping(stored: StoredIndex, sequence: ReturnType<typeof toolsOf>): string | undefined {
+  if (Array.isArray(sequence)) return asciiJson(mcpServerList(sequence));
+  const kept = storedMcpServers(stored);
+  const swapped = sequence.origin?.swapped;
+  if (!kept || !swapped) return undefined;
+  const servers = new Map(kept);
+  for (const [at, tool] of swapped) {
+    servers.delete(at);
+    if (tool.executor === 'mcp' && tool.mcp) servers.set(at, tool.mcp.server);
+  }
+  return asciiJson([...servers].sort((a, b) => a[0] - b[0]));
 }

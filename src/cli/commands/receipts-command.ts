@@ -45,12 +45,14 @@ export const receiptsCommand: Command = {
       const id = positionals[0];
       if (flags.rejected) {
         if (id) throw new UsageError('--rejected lists; it takes no id');
-        const page = await store.rejections.list({ limit: limit + 1, offset, ...(typeof flags.tool === 'string' ? { tool: flags.tool } : {}), ...(typeof flags.since === 'string' ? { since: flags.since } : {}) });
+        // a call refused after its name resolved is kept under the tool's name, as its receipts are: --tool ALIAS found
+        // none, where GET /v1/rejections?tool= and the console find them (review userZ11, U11-13's CLI)
+        const { page, named } = await underKeptName(flags, io, 'rejected calls', (tool) => store.rejections.list({ limit: limit + 1, offset, ...(tool !== undefined ? { tool } : {}), ...(typeof flags.since === 'string' ? { since: flags.since } : {}) }));
         const rejections = page.slice(0, limit);
         if (flags.json) writeJson(io, { rejections, limit, offset, next_offset: page.length > limit ? offset + limit : null });
         // the tool name is whatever an agent sent, the reason may quote it: neither may steer the operator's terminal
         else writeLines(io.stdout, rejections.map((entry) => terminalSafe(`${entry.at}  rejected  ${entry.tool}  ${entry.code}  by ${entry.caller ?? '-'}  ${firstLine(entry.reason)}`)));
-        if (rejections.length === 0 && !missing) io.stderr.write(terminalSafe(`no rejected calls${filtersSaid(flags, offset)} in ${database}`) + '\n');
+        if (rejections.length === 0 && !missing) io.stderr.write(terminalSafe(`no rejected calls${filtersSaid(flags, offset)} in ${database}${elsewhere(flags, named, 'rejected calls')}`) + '\n');
         return 0;
       }
       if (id) return await showOne(store.receipts, id, io, Boolean(flags.json), database);
@@ -63,27 +65,40 @@ export const receiptsCommand: Command = {
         ...(tool !== undefined ? { tool } : {}),
         ...(typeof flags.since === 'string' ? { since: flags.since } : {}),
       });
-      let page = await list(typeof flags.tool === 'string' ? flags.tool : undefined);
-      // receipts are kept under the tool's name: one named by an alias (or in another letter case) found nothing, and
-      // the operator was told nothing was recorded (review userZ10, U10-20); looked up only when the name as given finds none
-      const named = page.length === 0 && typeof flags.tool === 'string' ? await toolCalled(flags, flags.tool) : undefined;
-      if (named?.tool !== undefined) {
-        io.stderr.write(terminalSafe(`'${flags.tool}' names tool '${named.tool}' in ${named.source}: its receipts, kept under that name`) + '\n');
-        page = await list(named.tool);
-      }
+      const { page, named } = await underKeptName(flags, io, 'receipts', list);
       const receipts = page.slice(0, limit);
       if (flags.json) writeJson(io, { receipts, limit, offset, next_offset: page.length > limit ? offset + limit : null });
       // a failure's error is the tool's own stderr: shown terminal-safe
       else writeLines(io.stdout, receipts.map((receipt) => terminalSafe(`${receipt.started_at}  ${summaryLine(receipt)}${errorHead(receipt)}`)));
       // "nothing failed" and "another, empty store" must not look alike: say where it looked, and with which filters
-      const elsewhere = named !== undefined && named.tool === undefined ? `; receipts are kept under a tool's name, and '${flags.tool}' names no tool of ${named.source}: name the tool, or pass the gateway's --config or --repo` : '';
-      if (receipts.length === 0 && !missing) io.stderr.write(terminalSafe(`no receipts${filtersSaid(flags, offset)} in ${database}${elsewhere}`) + '\n');
+      if (receipts.length === 0 && !missing) io.stderr.write(terminalSafe(`no receipts${filtersSaid(flags, offset)} in ${database}${elsewhere(flags, named, 'receipts')}`) + '\n');
       return 0;
     } finally {
       await store.close();
     }
   },
 };
+
+/**
+ * The page `list` gives for `--tool` as given, or, when that is empty and the registry this command reads resolves
+ * the name to another tool's (an alias, another letter case, any spelling a call folds), the page of that tool, said on
+ * stderr. Receipts and rejections are both kept under the name a call resolved to (review userZ10, U10-20; userZ11,
+ * U11-13). The registry is read only when the name as given finds none: one the gateway does not serve (the starter
+ * tools, without --repo) may give the name to another tool.
+ */
+async function underKeptName<Row>(flags: Flags, io: CommandIo, what: string, list: (tool: string | undefined) => Promise<Row[]>): Promise<{ page: Row[]; named: { tool?: string; source: string } | undefined }> {
+  const given = typeof flags.tool === 'string' ? flags.tool : undefined;
+  const page = await list(given);
+  const named = page.length === 0 && given !== undefined ? await toolCalled(flags, given) : undefined;
+  if (named?.tool === undefined) return { page, named };
+  io.stderr.write(terminalSafe(`'${given}' names tool '${named.tool}' in ${named.source}: its ${what}, kept under that name`) + '\n');
+  return { page: await list(named.tool), named };
+}
+
+/** What an empty page adds when `--tool` names no tool of the registry read: where to look instead. */
+function elsewhere(flags: Flags, named: { tool?: string; source: string } | undefined, what: string): string {
+  return named !== undefined && named.tool === undefined ? `; ${what} are kept under a tool's name, and '${String(flags.tool)}' names no tool of ${named.source}: name the tool, or pass the gateway's --config or --repo` : '';
+}
 
 /**
  * The tool a call of `name` runs in the registry this command reads (`--config`, `--repo`, else as hldp call reads
@@ -93,11 +108,13 @@ export const receiptsCommand: Command = {
 async function toolCalled(flags: Flags, name: string): Promise<{ tool?: string; source: string } | undefined> {
   try {
     const { scanFromFlags } = await import('../open-registry.js');
-    const { createToolResolver } = await import('../../matcher/index.js');
+    const { createToolResolver, keptName } = await import('../../matcher/index.js');
+    const { findTool } = await import('../../core/index.js');
     const index = await scanFromFlags(flags);
-    const tool = createToolResolver(index).resolve(name)?.name;
-    if (tool === name) return undefined;
-    return { ...(tool !== undefined ? { tool } : {}), source: index.source };
+    // the name the store keeps such a call under, as GET /v1/receipts?tool= and /v1/rejections?tool= resolve it
+    const tool = keptName(createToolResolver(index), name);
+    if (tool !== name) return { tool, source: index.source };
+    return findTool(index, name) ? undefined : { source: index.source };
   } catch {
     return undefined;
   }

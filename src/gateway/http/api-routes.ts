@@ -11,6 +11,7 @@ import { SCANS_PER_MINUTE, ScanRate } from './scan-rate.js';
 import { callInSession, matchInSession, SESSION_HEADER } from './session-routes.js';
 import { onDemandMark, toolPage } from './tool-list.js';
 import { WIRE_ERRORS } from '../../openapi/index.js';
+import { keptName } from '../../matcher/index.js';
 import { readsPlaces } from '../../policy/index.js';
 
 /** How many bytes of stored receipts one page of `GET /v1/receipts` holds at most (beyond its first receipt). */
@@ -124,7 +125,7 @@ export function apiRouter(gateway: Gateway, options: { maxBodyBytes: number; res
     // a tool named by an alias, or in another letter case, is the tool a call of that name runs: its receipts are kept
     // under its name, and ?tool=天气 found none of weather-cn's (review userZ10, U10-20); a name no tool answers to now
     // (a removed tool's) is looked for as it is
-    if (query.tool !== undefined) query.tool = gateway.registry.matcher.resolve(query.tool)?.name ?? query.tool;
+    if (query.tool !== undefined) query.tool = keptName(gateway.registry.matcher, query.tool);
     // everyone sees the receipts of its own calls; admins and approvers see every caller's
     const principal = principalOf(response);
     // bounded in bytes as well as rows: a page of large receipts ends early (next_offset continues), so one request
