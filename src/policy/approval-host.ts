@@ -74,5 +74,5 @@ export interface ApprovalHost<Registry extends ApprovalRegistry> {
    * The event that announces a request resolved by `receipt` (approval.resolved), appended in the transaction that
    * records the receipt as the request's outcome, and `announced` once it is stored (to deliver it); absent: none is
    */
-  resolution?: { event(receipt: Receipt): NewEvent; announced(event: StoredEvent): void };
+  resolution?: { event(receipt: Receipt, request: Pick<ApprovalRecord, 'rule'>): NewEvent; announced(event: StoredEvent): void };
 }

@@ -79,7 +79,7 @@ export class ApprovalSettlement {
   async #link(decided: ApprovalRecord, receipt: Receipt, ran: ApprovalRun | undefined): Promise<boolean> {
     const resolution = this.#host.resolution;
     if (!resolution) return this.#host.store.approvals.settle(decided.id, receipt.id, ran);
-    const stored = await this.#host.store.approvals.settleAnnouncing(decided.id, receipt.id, resolution.event(receipt), ran);
+    const stored = await this.#host.store.approvals.settleAnnouncing(decided.id, receipt.id, resolution.event(receipt, decided), ran);
     if (stored) resolution.announced(stored);
     return stored !== undefined;
   }

@@ -152,4 +152,24 @@ describe("notify and an agent's own confirmation (U11-15)", () => {
     await until(() => at('/approvals').length > before, 'approval.resolved at /approvals');
     expect(at('/approvals').slice(before).map((delivery) => [delivery.type, delivery.data.kind, delivery.data.decision])).toEqual([['approval.resolved', 'approval', 'cancelled']]);
   });
+
+  it('sends a confirmation that ends without its token (cancelled) as a confirmation, never to the approval.* targets', async () => {
+    // its approval.resolved read `kind: approval` from how it ended (not confirmed), and paged /approvals
+    const pending = await request(server, 'POST', '/v1/call', { body: { tool: 'note', params: { text: 'dropped' } } });
+    expect(pending.status).toBe(202);
+    const id = pending.json.id as string;
+    expect((await request(server, 'POST', `/v1/approvals/${id}/cancel`, { body: { reason: 'changed my mind' } })).status).toBe(200);
+    // then a person's request, cancelled too: in id order, once its resolution reached /approvals, the one before was sent or not
+    const ship = await request(server, 'POST', '/v1/call', { body: { tool: 'ship', params: {} } });
+    expect(ship.status).toBe(202);
+    expect((await request(server, 'POST', `/v1/approvals/${ship.json.id as string}/cancel`, { body: {} })).status).toBe(200);
+    const shipResolved = (path: string) => () => at(path).some((delivery) => delivery.type === 'approval.resolved' && delivery.data.approval === ship.json.id);
+    await until(shipResolved('/approvals'), "the person's request resolved at /approvals");
+    await until(() => at('/confirmations').some((delivery) => delivery.type === 'approval.resolved' && delivery.data.approval === id), 'the cancelled confirmation at /confirmations');
+    for (const path of ['/default', '/approvals']) expect(at(path).filter((delivery) => delivery.data.approval === id), path).toEqual([]);
+    expect(at('/confirmations').filter((delivery) => delivery.data.approval === id).map((delivery) => [delivery.type, delivery.data.kind, delivery.data.decision ?? null])).toEqual([
+      ['approval.requested', 'confirmation', null],
+      ['approval.resolved', 'confirmation', 'cancelled'],
+    ]);
+  });
 });

@@ -1,5 +1,5 @@
 import { toolCount, wasNotStored, type Receipt, type ToolIndex } from '../../core/index.js';
-import type { NewEvent } from '../../store/index.js';
+import type { ApprovalRecord, NewEvent } from '../../store/index.js';
 import { brokenDefinitions, eventParams, receiptSummary, type EventHub } from '../../events/index.js';
 import { redactValue } from '../../executors/index.js';
 import type { CallOutcome } from './call-outcome.js';
@@ -53,10 +53,12 @@ export function outcomeEvents(outcome: CallOutcome, asked?: CallAsked, secrets: 
  * waiter answered finds it in the log. `ok` and `code` say what the released call came to: "approved" alone read as
  * success for a write that failed (review userV, V4).
  */
-export function approvalResolved(receipt: Receipt): NewEvent {
+export function approvalResolved(receipt: Receipt, request: Pick<ApprovalRecord, 'rule'>): NewEvent {
   const approval = receipt.approval!;
   const data = {
-    approval: approval.id, kind: approval.via === 'confirm' ? 'confirmation' : 'approval', decision: approval.status, tool: receipt.tool,
+    // the kind its approval.requested said (a token, hence a confirmation, where the caller may approve its own): one
+    // that expired, was cancelled or that an approver decided read `approval` from how it ended (fixu30b's leftover)
+    approval: approval.id, kind: request.rule.self_approval ? 'confirmation' : 'approval', decision: approval.status, tool: receipt.tool,
     receipt: receipt.id, ok: receipt.ok, code: receipt.code, by: approval.decided_by, reason: approval.reason, via: approval.via,
     ...(receipt.caller ? { caller: receipt.caller } : {}), ...(receipt.session ? { session: receipt.session } : {}),
   };
