@@ -150,8 +150,9 @@ export const SQLITE_MIGRATIONS: SqliteMigration[] = [
   { version: 17, name: 'one pending request per call', up: APPROVAL_CALL_KEYS },
   // a session opened past a principal's bound trims that principal's oldest: read by principal, not every row (notes 56-57)
   { version: 18, name: 'MCP sessions by principal', up: "CREATE INDEX IF NOT EXISTS mcp_sessions_by_principal ON mcp_sessions (json_extract(options, '$.principal'), seen_ms)" },
-  // each (event, webhook target) is POSTed by the one process whose claim is inserted first: N instances paged a person N times (U11-12)
-  { version: 19, name: 'notification claims', up: 'CREATE TABLE notification_claims (event_seq INTEGER NOT NULL, target TEXT NOT NULL, instance TEXT NOT NULL, claimed_ms INTEGER NOT NULL, PRIMARY KEY (event_seq, target));' },
+  // each (event, webhook target) is POSTed by the one process whose claim is inserted first: N instances paged a person N times (U11-12);
+  // IF NOT EXISTS: a store set back by hand past it (its table left in place) opens, as step 18 does
+  { version: 19, name: 'notification claims', up: 'CREATE TABLE IF NOT EXISTS notification_claims (event_seq INTEGER NOT NULL, target TEXT NOT NULL, instance TEXT NOT NULL, claimed_ms INTEGER NOT NULL, PRIMARY KEY (event_seq, target));' },
 ];
 
 /** Version 2: every receipt becomes a link (`seq`, `prev_hash`, `hash`); those stored before are linked in the order they were stored. */

@@ -219,8 +219,9 @@ export const POSTGRES_MIGRATIONS: PostgresMigration[] = [
   // a session opened past a principal's bound trims that principal's oldest: read by principal, not every row (notes 56-57);
   // IF NOT EXISTS: an operator with many sessions may build it first, CONCURRENTLY, as step 14's
   { version: 18, name: 'MCP sessions by principal', up: "CREATE INDEX IF NOT EXISTS mcp_sessions_by_principal ON mcp_sessions ((options::json ->> 'principal'), seen_ms)" },
-  // each (event, webhook target) is POSTed by the one instance whose claim is inserted first: N instances paged a person N times (U11-12)
-  { version: 19, name: 'notification claims', up: 'CREATE TABLE notification_claims (event_seq bigint NOT NULL, target text NOT NULL, instance text NOT NULL, claimed_ms bigint NOT NULL, PRIMARY KEY (event_seq, target));' },
+  // each (event, webhook target) is POSTed by the one instance whose claim is inserted first: N instances paged a person N times (U11-12);
+  // IF NOT EXISTS: a store set back by hand past it (its table left in place) opens, as step 18 does
+  { version: 19, name: 'notification claims', up: 'CREATE TABLE IF NOT EXISTS notification_claims (event_seq bigint NOT NULL, target text NOT NULL, instance text NOT NULL, claimed_ms bigint NOT NULL, PRIMARY KEY (event_seq, target));' },
 ];
 
 /** Applies the pending steps in one transaction under the migrations lock; returns the versions it applied. */
