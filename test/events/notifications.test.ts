@@ -1,49 +1,29 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeConsoleRepository } from '../helpers/console-repo.js';
 import { makeTempDir } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import { startWebhookReceiver, type ReceivedPost, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const SECRET = 'notify-secret-0123456789';
 
-interface Delivery {
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
+type Delivery = ReceivedPost;
 
 /** A local HTTP receiver: records every POST; `/flaky` answers 500 to the first attempt of each delivery, `/down` always 500. */
-async function startReceiver(): Promise<{ url: string; deliveries: Delivery[]; floods: Flood[]; close: () => Promise<void> }> {
-  const deliveries: Delivery[] = [];
+async function startReceiver(): Promise<WebhookReceiver & { floods: Flood[] }> {
   const floods: Flood[] = [];
   const seen = new Set<string>();
-  const server: Server = createServer((incoming, outgoing) => {
-    let body = '';
-    incoming.setEncoding('utf8');
-    incoming.on('data', (chunk: string) => (body += chunk));
-    incoming.on('end', () => {
-      deliveries.push({ path: incoming.url ?? '', headers: incoming.headers, body });
-      if (incoming.url === '/flood') return flood(outgoing, floods);
-      const id = String(incoming.headers['x-hldp-delivery']);
-      const fail = incoming.url === '/down' || (incoming.url === '/flaky' && !seen.has(id));
-      seen.add(id);
-      outgoing.writeHead(fail ? 500 : 204).end();
-    });
+  const receiver = await startWebhookReceiver((post, outgoing) => {
+    if (post.path === '/flood') return flood(outgoing, floods);
+    const id = String(post.headers['x-hldp-delivery']);
+    const fail = post.path === '/down' || (post.path === '/flaky' && !seen.has(id));
+    seen.add(id);
+    return fail ? 500 : 204;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`, deliveries, floods,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
+  return Object.assign(receiver, { floods });
 }
 
 /** What a receiver that answers 200 and then streams without end sent, and whether the gateway hung up. */
@@ -53,7 +33,7 @@ interface Flood {
 }
 
 // as fast as the gateway takes it, 64 KiB at a time, until the connection closes (a stream of gigabytes, review S, S1)
-function flood(outgoing: import('node:http').ServerResponse, floods: Flood[]): void {
+function flood(outgoing: import('node:http').ServerResponse, floods: Flood[]): undefined {
   const state: Flood = { sent: 0, closed: false };
   floods.push(state);
   outgoing.writeHead(200, { 'content-type': 'application/octet-stream' });
@@ -64,6 +44,7 @@ function flood(outgoing: import('node:http').ServerResponse, floods: Flood[]): v
     if (!state.closed) outgoing.once('drain', pour);
   };
   pour();
+  return undefined;
 }
 
 const validSignature = (delivery: Delivery): boolean => {

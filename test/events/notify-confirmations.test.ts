@@ -1,6 +1,4 @@
 import { writeFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeConsoleRepository } from '../helpers/console-repo.js';
@@ -8,6 +6,7 @@ import { commitFiles, makeTempDir, makeToolYaml } from '../helpers/git.js';
 import { request } from '../helpers/http-server.js';
 import { openSse } from '../helpers/sse-client.js';
 import { spawnService, type ServiceProcess } from '../helpers/spawn-service.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 // User finding U11-15: an agent confirming its own require_confirm call (no person involved) was POSTed to every
 // notify target as `approval.requested`, the default list included, so the people watching a webhook were paged for
@@ -22,29 +21,6 @@ interface Delivery {
   data: Record<string, unknown>;
 }
 
-async function startReceiver(): Promise<{ url: string; deliveries: Delivery[]; close: () => Promise<void> }> {
-  const deliveries: Delivery[] = [];
-  const server: Server = createServer((incoming, outgoing) => {
-    let body = '';
-    incoming.setEncoding('utf8');
-    incoming.on('data', (chunk: string) => (body += chunk));
-    incoming.on('end', () => {
-      const event = JSON.parse(body) as { type: string; data: Record<string, unknown> };
-      deliveries.push({ path: incoming.url ?? '', header: String(incoming.headers['x-hldp-event']), type: event.type, data: event.data });
-      outgoing.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`, deliveries,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
-}
-
 async function until(check: () => boolean, what: string): Promise<void> {
   for (let tries = 0; tries < 400; tries += 1) {
     if (check()) return;
@@ -54,12 +30,12 @@ async function until(check: () => boolean, what: string): Promise<void> {
 }
 
 let temp: { path: string; cleanup: () => Promise<void> };
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receiver: WebhookReceiver;
 let server: ServiceProcess;
 
 beforeAll(async () => {
   temp = await makeTempDir('hldp-notify-confirm-');
-  receiver = await startReceiver();
+  receiver = await startWebhookReceiver();
   // `note` declares require_confirm (its caller confirms it); `tidy` a rule's self_approval; `ship` needs a person
   const repo = await makeConsoleRepository(temp.path);
   await commitFiles(repo, {
@@ -91,7 +67,11 @@ afterAll(async () => {
   await temp?.cleanup();
 });
 
-const at = (path: string): Delivery[] => receiver.deliveries.filter((delivery) => delivery.path === path);
+const at = (path: string): Delivery[] =>
+  receiver.deliveries.filter((post) => post.path === path).map((post) => {
+    const event = JSON.parse(post.body) as { type: string; data: Record<string, unknown> };
+    return { path: post.path, header: String(post.headers['x-hldp-event']), type: event.type, data: event.data };
+  });
 
 describe("notify and an agent's own confirmation (U11-15)", () => {
   it('pages no default target for a confirmation its caller gives itself; a target that opted in gets it; a person\'s approval still goes to the default', async () => {

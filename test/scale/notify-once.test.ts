@@ -1,42 +1,19 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, describeWithPostgres } from '../helpers/postgres-suite.js';
 import type { ServiceProcess } from '../helpers/spawn-service.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { makeWorld, post, startInstance, type ScaleWorld } from './support.js';
 
-interface Delivery {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
 /** A webhook receiver on 127.0.0.1: records every POST; `/flaky` answers 500 to the first attempt of each delivery. */
-async function startReceiver(): Promise<{ url: string; port: number; deliveries: Delivery[]; close: () => Promise<void> }> {
-  const deliveries: Delivery[] = [];
+function startReceiver(): Promise<WebhookReceiver> {
   const seen = new Set<string>();
-  const server: Server = createServer((incoming, outgoing) => {
-    let body = '';
-    incoming.setEncoding('utf8');
-    incoming.on('data', (chunk: string) => (body += chunk));
-    incoming.on('end', () => {
-      deliveries.push({ path: incoming.url ?? '', headers: incoming.headers, body });
-      const id = `${incoming.url} ${String(incoming.headers['x-hldp-delivery'])}`;
-      const fail = incoming.url === '/flaky' && !seen.has(id);
-      seen.add(id);
-      outgoing.writeHead(fail ? 500 : 204).end();
-    });
+  return startWebhookReceiver((post) => {
+    const id = `${post.path} ${String(post.headers['x-hldp-delivery'])}`;
+    const fail = post.path === '/flaky' && !seen.has(id);
+    seen.add(id);
+    return fail ? 500 : 204;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`, port, deliveries,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
 }
 
 /** What one instance's /metrics says it did with each delivery to target `index`: sent (2xx) or left to the instance that claimed it. */
